@@ -1,0 +1,62 @@
+"""Helpers shared by the benchmark scripts: data location, timing, table printing."""
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def shared_data_dir():
+    """$SVMRANK_SHARED_DATA, else ../shared/data beside the repository."""
+    env = os.environ.get("SVMRANK_SHARED_DATA")
+    return Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def shared_file_or_exit(*parts):
+    """Path of a shared data file; exits with a message (status 0) when absent."""
+    path = shared_data_dir().joinpath(*parts)
+    if not path.exists():
+        print(f"SKIP: shared data file {path} is absent (set SVMRANK_SHARED_DATA)")
+        sys.exit(0)
+    return path
+
+
+def best_time(fn, repeat=5, min_time=0.2):
+    """Best wall-clock time of one call of ``fn`` over ``repeat`` rounds; a round runs
+    ``fn`` as often as needed to last ``min_time`` seconds (so fast calls are not noise)."""
+    fn()  # warm-up
+    best = np.inf
+    for _ in range(repeat):
+        n, t0 = 0, time.perf_counter()
+        while True:
+            fn()
+            n += 1
+            elapsed = time.perf_counter() - t0
+            if elapsed >= min_time:
+                break
+        best = min(best, elapsed / n)
+    return best
+
+
+def machine_line():
+    """One line describing this machine for the results table."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, NumPy {np.__version__}"
+
+
+def print_table(header, rows):
+    """Print a Markdown table (header: list of column names, rows: lists of cells)."""
+    fmt = lambda v: f"{v:.4g}" if isinstance(v, float) else str(v)
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(fmt(v) for v in row) + " |")

@@ -1,0 +1,47 @@
+"""Build script: compiles every Cython kernel in cython_src/ into svmrank.<name>.
+
+Compiler directives are set here, once. Set SVMRANK_DEBUG_CHECKS=1 to build the
+kernels with bounds checking, wraparound and initialisation checks turned back on
+(for a debug test run). SVMRANK_ONLY=_a_fast,_b_fast builds only the named kernels
+(handy for in-place development builds).
+"""
+import os
+from pathlib import Path
+
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+HERE = Path(__file__).parent
+DEBUG = os.environ.get("SVMRANK_DEBUG_CHECKS", "0") not in ("", "0")
+ONLY = {n for n in os.environ.get("SVMRANK_ONLY", "").split(",") if n}
+
+directives = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": False,
+    "initializedcheck": DEBUG,
+    "cdivision": not DEBUG,
+    "nonecheck": DEBUG,
+}
+
+extensions = [
+    Extension(
+        f"svmrank.{pyx.stem}",
+        [str(pyx.relative_to(HERE))],
+        include_dirs=[np.get_include(), "cython_src"],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3"] if not DEBUG else ["-O0", "-g"],
+    )
+    for pyx in sorted((HERE / "cython_src").glob("_*_fast.pyx"))
+    if not ONLY or pyx.stem in ONLY
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives=directives,
+        include_path=["cython_src"],
+        force=DEBUG,
+    ),
+)

@@ -1,0 +1,4 @@
+"""svmrank: structural SVMs trained directly on AP, NDCG, ROC area and top-k accuracy."""
+__version__ = "0.1.0"
+
+from .exceptions import ConvergenceWarning, InputFormatError  # noqa: F401

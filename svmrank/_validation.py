@@ -1,0 +1,100 @@
+"""Input validation at the Python boundary (kernels assume what is checked here)."""
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def check_matrix(X, name="X", n_features=None):
+    """Return X as a finite CSR float64 matrix with sorted, canonical indices.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix, shape (n_samples, n_features)
+    name : str
+        Argument name used in error messages.
+    n_features : int, optional
+        If given, columns beyond it are dropped (as SVM-light ignores test features
+        beyond the model's highest index) and missing columns are padded.
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64, copy=False)
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+            X.sort_indices()
+    else:
+        try:
+            arr = np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name}: cannot convert to a float64 array ({exc})") from None
+        if arr.ndim != 2:
+            raise ValueError(f"{name}: expected a 2-d array, got {arr.ndim}-d")
+        X = sp.csr_matrix(arr)
+    if not np.all(np.isfinite(X.data)):
+        raise ValueError(f"{name}: contains NaN or infinite values")
+    if n_features is not None and X.shape[1] != n_features:
+        if X.shape[1] > n_features:
+            X = X[:, :n_features]
+        else:
+            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
+    X.indices = X.indices.astype(np.int32, copy=False)
+    X.indptr = X.indptr.astype(np.int32, copy=False) if X.nnz < 2**31 else X.indptr
+    return X
+
+
+def check_vector(v, name, n=None, dtype=np.float64, finite=True):
+    """Return v as a contiguous 1-d array of ``dtype`` (and length ``n``)."""
+    try:
+        arr = np.ascontiguousarray(v, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: cannot convert to a {np.dtype(dtype).name} array ({exc})") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-d array, got shape {arr.shape}")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"{name}: expected length {n}, got {arr.shape[0]}")
+    if finite and arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: contains NaN or infinite values")
+    return arr
+
+
+def check_positive(value, name, allow_zero=False):
+    """Return ``value`` as a float after checking it is a finite positive number."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name} must be {'non-negative' if allow_zero else 'positive'}, got {value!r}")
+    return float(value)
+
+
+def check_random_state(seed):
+    """Return a ``numpy.random.Generator`` from None, an int or a Generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or isinstance(seed, (numbers.Integral, np.integer)):
+        return np.random.default_rng(seed)
+    raise ValueError(f"random_state must be None, an int or a numpy Generator, got {seed!r}")
+
+
+def query_segments(qid, n):
+    """Group samples by query.
+
+    Returns
+    -------
+    order : ndarray of int64
+        A stable permutation that makes each query contiguous (queries in order of
+        first appearance).
+    offsets : ndarray of int64, shape (n_queries + 1,)
+        Query q occupies ``order[offsets[q]:offsets[q + 1]]``.
+    """
+    if qid is None:
+        return np.arange(n, dtype=np.int64), np.array([0, n], dtype=np.int64)
+    qid = check_vector(qid, "qid", n=n, dtype=None, finite=False)
+    _, first, inverse = np.unique(qid, return_index=True, return_inverse=True)
+    rank_of_first = np.empty(len(first), dtype=np.int64)
+    rank_of_first[np.argsort(first, kind="stable")] = np.arange(len(first))
+    group = rank_of_first[inverse.ravel()]
+    order = np.argsort(group, kind="stable").astype(np.int64)
+    counts = np.bincount(group, minlength=len(first))
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return order, offsets

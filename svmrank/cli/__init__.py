@@ -1,0 +1,1 @@
+"""Console scripts: SVM-struct-compatible command-line tools."""

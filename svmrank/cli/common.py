@@ -1,0 +1,55 @@
+"""What every console script shares: SVM-struct style option parsing, one-line errors
+and exit codes."""
+import argparse
+import sys
+
+from ..exceptions import InputFormatError
+
+
+class CLIError(Exception):
+    """A usage error: printed as one line, exit status 2."""
+
+
+class StructArgumentParser(argparse.ArgumentParser):
+    """argparse with SVM-struct's single-letter options (``-c 1``, ``-#``, ``--b``) and
+    errors raised as :class:`CLIError` instead of printing the usage block."""
+
+    def __init__(self, prog, description, epilog=""):
+        super().__init__(prog=prog, description=description, epilog=epilog, add_help=False,
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         allow_abbrev=False)
+        self.add_argument("-?", "-h", "--help", action="help", help="show this help and exit")
+
+    def error(self, message):
+        raise CLIError(message)
+
+
+def positive_float(name):
+    """argparse type: a finite number > 0, with an error naming the option."""
+    def convert(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} expects a number, got {text!r}") from None
+        if not value > 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"{name} must be a finite number > 0, got {text!r}")
+        return value
+    return convert
+
+
+def run(main, argv=None):
+    """Run ``main(argv)`` and turn errors into one line on stderr and an exit status:
+    2 for usage errors, 1 for bad input files and other failures."""
+    prog = getattr(main, "__module__", "svmrank").rsplit(".", 1)[-1]
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        return main(argv) or 0
+    except CLIError as exc:
+        print(f"{prog}: error: {exc} (see -? for help)", file=sys.stderr)
+        return 2
+    except (InputFormatError, ValueError, OSError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
