@@ -2,3 +2,4 @@
 __version__ = "0.1.0"
 
 from .exceptions import ConvergenceWarning, InputFormatError  # noqa: F401
+from .estimators.ranking import APSVM, BinarySVM, RankSVM  # noqa: F401

@@ -1,0 +1,2 @@
+"""Scikit-learn-style estimators."""
+from .ranking import APSVM, BinarySVM, RankSVM  # noqa: F401

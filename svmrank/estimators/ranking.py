@@ -1,0 +1,154 @@
+"""Estimators trained on rank losses (AP, NDCG, ROC area) and the binary (error-rate)
+structural SVM baseline."""
+import numpy as np
+
+from .._validation import check_matrix, check_positive, check_vector
+from ..learners.cutting_plane import cutting_plane
+from ..metrics import average_precision, mean_over_queries, ndcg, roc_auc
+from ..problems.binary import BinaryProblem
+from ..problems.ranking import RankingProblem
+from .base import BaseEstimator, LinearScorerMixin
+
+_SCORERS = {"ap": average_precision, "ndcg": ndcg, "roc": roc_auc}
+
+
+class _CuttingPlaneEstimator(BaseEstimator, LinearScorerMixin):
+    """Shared fit bookkeeping: run the learner, keep its report as attributes."""
+
+    def _check_common(self):
+        check_positive(self.C, "C")
+        check_positive(self.epsilon, "epsilon")
+        if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+
+    def _run(self, problem, n_features, **learner_options):
+        result = cutting_plane(problem, self.C, self.epsilon, max_iter=int(self.max_iter),
+                               verbose=self.verbose, **learner_options)
+        self.result_ = result
+        self.n_iter_ = result.n_iter
+        self.n_constraints_ = result.n_constraints
+        self.objective_ = result.primal_objective
+        self.duality_gap_ = result.duality_gap
+        self.n_features_in_ = n_features
+        return result
+
+    def predict(self, X):
+        """Predicted relevance: 1 where the score is positive, 0 elsewhere."""
+        return (self.decision_function(X) > 0).astype(np.int64)
+
+
+class RankSVM(_CuttingPlaneEstimator):
+    """Structural SVM trained on a rank loss by the 1-slack cutting-plane algorithm.
+
+    Solves min_w ½‖w‖² + C ξ s.t. w·(Ψ(R*) − Ψ(R)) ≥ Δ(R*, R) − ξ for every ranking R of
+    every query (averaged over queries), as SVM^map does; C is on SVM^map's scale (loss
+    in [0, 1]). Scores are ``X @ coef_`` (a rank loss has no threshold).
+
+    Parameters
+    ----------
+    loss : {"ap", "ndcg", "roc"}
+        1 − AP, 1 − NDCG (binary relevance), or 1 − ROC area.
+    C : float
+        Regularisation constant (> 0).
+    epsilon : float
+        Stopping tolerance on the constraint violation (SVM-struct's ``-e``).
+    max_iter : int
+        Cap on cutting-plane iterations.
+    lai : {"qs", "greedy"}
+        Loss-augmented inference method.
+    verbose : int
+        1 prints one line per cutting-plane iteration.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float (always 0)
+    n_iter_, n_constraints_, objective_, duality_gap_ : learner report
+    n_features_in_ : int
+    """
+
+    def __init__(self, loss="ap", C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0):
+        self.loss = loss
+        self.C = C
+        self.epsilon = epsilon
+        self.max_iter = max_iter
+        self.lai = lai
+        self.verbose = verbose
+
+    def fit(self, X, y, qid=None):
+        """Fit on X (dense or CSR), relevance y (> 0 relevant) and optional queries."""
+        self._check_common()
+        X = check_matrix(X)
+        problem = RankingProblem(X, y, qid=qid, loss=self.loss, lai=self.lai)
+        result = self._run(problem, X.shape[1])
+        self.coef_ = result.w
+        self.intercept_ = 0.0
+        self.n_queries_skipped_ = problem.n_skipped
+        return self
+
+    def score(self, X, y, qid=None):
+        """Mean over queries of the measure the loss targets (AP, NDCG or ROC area)."""
+        return mean_over_queries(_SCORERS[self.loss], y, self.decision_function(X), qid)
+
+
+class APSVM(RankSVM):
+    """AP-SVM (Yue et al. 2007): :class:`RankSVM` with the AP loss.
+
+    Parameters are those of :class:`RankSVM` except ``loss``, which is always "ap".
+    """
+
+    def __init__(self, C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0):
+        super().__init__(loss="ap", C=C, epsilon=epsilon, max_iter=max_iter, lai=lai,
+                         verbose=verbose)
+
+    @classmethod
+    def _param_names(cls):
+        return ["C", "epsilon", "lai", "max_iter", "verbose"]
+
+
+class BinarySVM(_CuttingPlaneEstimator):
+    """Binary SVM with the error-rate loss, trained by the same cutting-plane learner.
+
+    Equivalent to the hinge-loss SVM ½‖w‖² + (C/n) Σ max(0, 1 − y_i (w·x_i + b)) with
+    the bias b = ``bias`` · w_bias regularised like a feature (SVM-perf's ``--b``).
+
+    Parameters
+    ----------
+    C : float
+        Regularisation constant (> 0) on the error-rate scale (loss in [0, 1]).
+    epsilon : float
+        Stopping tolerance on the constraint violation.
+    bias : float
+        Value of the constant bias feature (0: no bias).
+    max_iter : int
+    verbose : int
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+    n_iter_, n_constraints_, objective_, duality_gap_ : learner report
+    """
+
+    def __init__(self, C=1.0, epsilon=1e-3, bias=1.0, max_iter=10000, verbose=0):
+        self.C = C
+        self.epsilon = epsilon
+        self.bias = bias
+        self.max_iter = max_iter
+        self.verbose = verbose
+
+    def fit(self, X, y, qid=None):
+        """Fit on X and labels y (positive means y > 0); ``qid`` is accepted and ignored."""
+        self._check_common()
+        bias = check_positive(self.bias, "bias", allow_zero=True)
+        X = check_matrix(X)
+        y = check_vector(y, "y", n=X.shape[0])
+        result = self._run(BinaryProblem(X, y, bias=bias), X.shape[1])
+        d = X.shape[1]
+        self.coef_ = result.w[:d]
+        self.intercept_ = float(result.w[d] * bias) if bias else 0.0
+        return self
+
+    def score(self, X, y, qid=None):
+        """Mean AP over queries of the scores."""
+        return mean_over_queries(average_precision, y, self.decision_function(X), qid)

@@ -1,0 +1,46 @@
+"""The binary (0-1 / error-rate) structural SVM the papers compare against.
+
+With Δ the error rate and Ψ(ŷ) = 1/(2n) Σ ŷ_i x_i, the most violated labelling flips
+exactly the samples with y_i w·x_i < 1, and the 1-slack problem ½‖w‖² + C ξ equals the
+hinge-loss SVM ½‖w‖² + (C/n) Σ max(0, 1 − y_i w·x_i) (LinearSVC with C_lin = C / n).
+The bias is a constant feature (SVM-perf's ``--b``), so it is regularised as well.
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_matrix, check_vector
+
+
+def add_bias_column(X, bias):
+    """Append a constant column of value ``bias`` to CSR X (no-op for bias = 0)."""
+    if bias == 0:
+        return X
+    return sp.hstack([X, np.full((X.shape[0], 1), bias)], format="csr")
+
+
+class BinaryProblem:
+    """Most-violated-constraint oracle for the error-rate loss (O(n) inference).
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (n_samples, n_features)
+    y : array-like, shape (n_samples,)
+        Positive means y > 0.
+    bias : float
+        Value of the constant bias feature appended to X (0: none).
+    """
+
+    def __init__(self, X, y, bias=1.0):
+        X = check_matrix(X)
+        y = check_vector(y, "y", n=X.shape[0])
+        self.X = add_bias_column(X, bias)
+        self.sign = np.where(y > 0, 1.0, -1.0)
+        self.n_features = self.X.shape[1]
+        self._XT = self.X.T.tocsr()
+
+    def most_violated(self, w):
+        """Error rate and Ψ(y) − Ψ(ŷ) of the most violated labelling at w."""
+        flipped = self.sign * (self.X @ w) < 1.0
+        n = len(self.sign)
+        g = self._XT @ np.where(flipped, self.sign, 0.0) / n
+        return float(flipped.sum()) / n, g

@@ -1,0 +1,74 @@
+"""Rank-loss structural SVM problem (AP, NDCG, ROC area) over one or many queries.
+
+Joint feature of a ranking R of one query (2014 eq. 1): Ψ(X, R) = Xᵀ coef(R), with
+coef(R) the per-sample coefficients of F(X, R; w) = w·Ψ(X, R). Queries are averaged.
+"""
+import warnings
+
+import numpy as np
+
+from .._validation import check_matrix, check_vector, query_segments
+from ..inference import LOSSES, METHODS, lai_queries, true_coef
+
+
+class RankingProblem:
+    """Most-violated-constraint oracle for rank losses.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (n_samples, n_features)
+    y : array-like, shape (n_samples,)
+        Relevant means y > 0.
+    qid : array-like, shape (n_samples,), optional
+        Query of each sample (one ranking per query). Queries without a relevant or
+        without a non-relevant sample are skipped with one warning that counts them.
+    loss : {"ap", "ndcg", "roc"}
+    lai : {"qs", "greedy"}
+        Loss-augmented inference method (see svmrank.inference).
+    """
+
+    def __init__(self, X, y, qid=None, loss="ap", lai="qs"):
+        if loss not in LOSSES:
+            raise ValueError(f"loss must be one of {sorted(LOSSES)}; got {loss!r}")
+        if lai not in METHODS:
+            raise ValueError(f"lai must be one of {sorted(METHODS)}; got {lai!r}")
+        X = check_matrix(X)
+        y = check_vector(y, "y", n=X.shape[0])
+        order, offsets = query_segments(qid, X.shape[0])
+        relevant = y[order] > 0
+        sizes = np.diff(offsets)
+        n_rel = np.add.reduceat(relevant.astype(np.int64), offsets[:-1]) if len(order) else sizes
+        usable = (n_rel > 0) & (n_rel < sizes)
+        self.n_queries_total = len(sizes)
+        self.n_skipped = int((~usable).sum())
+        if not usable.any():
+            raise ValueError("y: no query has both a relevant (y > 0) and a non-relevant "
+                             "sample, so the rank loss is undefined everywhere")
+        if self.n_skipped:
+            warnings.warn(f"{self.n_skipped} of {self.n_queries_total} queries have no relevant "
+                          "or no non-relevant sample and are skipped", UserWarning, stacklevel=3)
+        keep = np.concatenate([order[a:b] for a, b, u in zip(offsets[:-1], offsets[1:], usable) if u])
+        self.rows = keep
+        self.X = X[keep]
+        self.relevant = y[keep] > 0
+        self.offsets = np.concatenate([[0], np.cumsum(sizes[usable])]).astype(np.int64)
+        self.order = np.arange(len(keep), dtype=np.int64)
+        self.n_queries = int(usable.sum())
+        self.loss, self.lai = loss, lai
+        self.n_features = X.shape[1]
+        self._coef_true = np.concatenate([
+            true_coef(self.relevant[a:b]) for a, b in zip(self.offsets[:-1], self.offsets[1:])])
+        self._XT = self.X.T.tocsr()
+
+    def most_violated(self, w):
+        """Averaged loss and joint-feature difference Ψ(R*) − Ψ(R̄) of the most
+        violated ranking of every query at w."""
+        scores = self.X @ w
+        coef, losses, _ = lai_queries(scores, self.relevant, self.order, self.offsets,
+                                      self.loss, self.lai)
+        g = self._XT @ ((self._coef_true - coef) / self.n_queries)
+        return float(losses.mean()), g
+
+    def joint_feature(self, coef):
+        """Ψ(X, R) = Xᵀ coef(R) over the kept rows, averaged over queries."""
+        return self._XT @ (np.asarray(coef) / self.n_queries)

@@ -1,0 +1,83 @@
+"""Slow, obviously-correct references for loss-augmented inference: enumerate every
+ranking (or every interleaving of the two score-sorted lists) and evaluate Δ + F
+straight from the definitions."""
+import itertools
+import math
+
+import numpy as np
+
+
+def rank_loss(labels_in_order, loss):
+    """Δ(R*, R) of a ranking given as the labels (True = relevant) from top to bottom."""
+    rel = np.asarray(labels_in_order, dtype=bool)
+    P, N = rel.sum(), (~rel).sum()
+    positions = np.flatnonzero(rel) + 1
+    if loss == "ap":
+        return 1.0 - np.mean(np.arange(1, P + 1) / positions)
+    if loss == "ndcg":
+        ideal = sum(1.0 / math.log2(1 + i) for i in range(1, P + 1))
+        return 1.0 - sum(1.0 / math.log2(1 + p) for p in positions) / ideal
+    if loss == "roc":
+        neg_above = np.cumsum(~rel)[rel]
+        return neg_above.sum() / (P * N)
+    raise ValueError(loss)
+
+
+def discriminant(order, scores, rel):
+    """F(X, R; w) = 1/(PN) Σ_{i∈P, j∈N} R_ij (s_i − s_j) for the ranking ``order``."""
+    position = np.empty(len(order), dtype=int)
+    position[np.asarray(order)] = np.arange(len(order))
+    pos_idx, neg_idx = np.flatnonzero(rel), np.flatnonzero(~rel)
+    total = 0.0
+    for i in pos_idx:
+        for j in neg_idx:
+            total += (1.0 if position[i] < position[j] else -1.0) * (scores[i] - scores[j])
+    return total / (len(pos_idx) * len(neg_idx))
+
+
+def brute_force_permutations(scores, labels, loss="ap"):
+    """max over ALL permutations of Δ + F (feasible for n <= 7)."""
+    scores = np.asarray(scores, float)
+    rel = np.asarray(labels) > 0
+    best = -np.inf
+    for order in itertools.permutations(range(len(scores))):
+        value = rank_loss(rel[list(order)], loss) + discriminant(order, scores, rel)
+        best = max(best, value)
+    return best
+
+
+def brute_force_interleavings(scores, labels, loss="ap"):
+    """max over every interleaving of the score-sorted positives and negatives
+    (2018 Observation 1): returns (objective, loss at the best, coef at the best)."""
+    scores = np.asarray(scores, float)
+    rel = np.asarray(labels) > 0
+    pos = np.flatnonzero(rel)[np.argsort(-scores[rel], kind="stable")]
+    neg = np.flatnonzero(~rel)[np.argsort(-scores[~rel], kind="stable")]
+    n = len(scores)
+    best = (-np.inf, None, None)
+    for slots in itertools.combinations(range(n), len(pos)):
+        order, p, q = [], iter(pos), iter(neg)
+        slot_set = set(slots)
+        for k in range(n):
+            order.append(next(p) if k in slot_set else next(q))
+        delta = rank_loss(rel[order], loss)
+        value = delta + discriminant(order, scores, rel)
+        if value > best[0] + 1e-12:
+            coef = _coef_of(order, rel)
+            best = (value, delta, coef)
+    return best
+
+
+def _coef_of(order, rel):
+    """Per-sample coefficients c with F = c · s for the ranking ``order``."""
+    P, N = rel.sum(), (~rel).sum()
+    coef = np.zeros(len(order))
+    neg_above = pos_above = 0
+    for k in order:
+        if rel[k]:
+            coef[k] = (N - 2 * neg_above) / (P * N)
+            pos_above += 1
+        else:
+            coef[k] = -(pos_above - (P - pos_above)) / (P * N)
+            neg_above += 1
+    return coef
