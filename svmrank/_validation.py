@@ -17,6 +17,10 @@ def check_matrix(X, name="X", n_features=None):
         If given, columns beyond it are dropped (as SVM-light ignores test features
         beyond the model's highest index) and missing columns are padded.
     """
+    if X is None:
+        raise ValueError(f"{name}: expected an array, got None")
+    if np.iscomplexobj(X) or (sp.issparse(X) and np.issubdtype(X.dtype, np.complexfloating)):
+        raise ValueError(f"{name}: Complex data not supported")
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64, copy=False)
         if not X.has_canonical_format:
@@ -26,11 +30,18 @@ def check_matrix(X, name="X", n_features=None):
     else:
         try:
             arr = np.asarray(X, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
+        except TypeError as exc:
+            raise TypeError(f"{name}: cannot convert to a float64 array ({exc})") from None
+        except ValueError as exc:
             raise ValueError(f"{name}: cannot convert to a float64 array ({exc})") from None
         if arr.ndim != 2:
-            raise ValueError(f"{name}: expected a 2-d array, got {arr.ndim}-d")
+            raise ValueError(f"{name}: expected a 2-d array, got {arr.ndim}-d; Reshape your data "
+                             "with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample")
         X = sp.csr_matrix(arr)
+    for axis, what in ((0, "sample"), (1, "feature")):
+        if X.shape[axis] == 0:
+            raise ValueError(f"{name}: Found array with 0 {what}(s) (shape={X.shape}) while a "
+                             "minimum of 1 is required.")
     if not np.all(np.isfinite(X.data)):
         raise ValueError(f"{name}: contains NaN or infinite values")
     if n_features is not None and X.shape[1] != n_features:
@@ -45,6 +56,9 @@ def check_matrix(X, name="X", n_features=None):
 
 def check_vector(v, name, n=None, dtype=np.float64, finite=True):
     """Return v as a contiguous 1-d array of ``dtype`` (and length ``n``)."""
+    if v is None:
+        raise ValueError(f"{name}: requires y to be passed, but the target y is None"
+                         if name == "y" else f"{name}: expected an array, got None")
     try:
         arr = np.ascontiguousarray(v, dtype=dtype)
     except (TypeError, ValueError) as exc:

@@ -2,6 +2,7 @@
 and exit codes."""
 import argparse
 import sys
+import warnings
 
 from ..exceptions import InputFormatError
 
@@ -37,13 +38,19 @@ def positive_float(name):
     return convert
 
 
-def run(main, argv=None):
+def run(main, argv=None, prog=None):
     """Run ``main(argv)`` and turn errors into one line on stderr and an exit status:
     2 for usage errors, 1 for bad input files and other failures."""
-    prog = getattr(main, "__module__", "svmrank").rsplit(".", 1)[-1]
+    prog = prog or getattr(main, "__module__", "svmrank").rsplit(".", 1)[-1]
     argv = sys.argv[1:] if argv is None else argv
+
+    def one_line(message, category, filename, lineno, file=None, line=None):
+        print(f"{prog}: warning: {message}", file=sys.stderr, flush=True)
+
     try:
-        return main(argv) or 0
+        with warnings.catch_warnings():
+            warnings.showwarning = one_line
+            return main(argv) or 0
     except CLIError as exc:
         print(f"{prog}: error: {exc} (see -? for help)", file=sys.stderr)
         return 2

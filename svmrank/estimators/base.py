@@ -5,6 +5,7 @@ import inspect
 import numpy as np
 
 from .._validation import check_matrix
+from ..exceptions import not_fitted_error
 
 
 class BaseEstimator:
@@ -54,7 +55,7 @@ class LinearScorerMixin:
 
     def _check_fitted(self):
         if not hasattr(self, "coef_"):
-            raise AttributeError(f"This {type(self).__name__} instance is not fitted yet; call fit first")
+            raise not_fitted_error(f"This {type(self).__name__} instance is not fitted yet; call fit first")
 
     def decision_function(self, X):
         """Return the scores ``X @ coef_ + intercept_``, one per row of X.
@@ -66,5 +67,5 @@ class LinearScorerMixin:
         X = check_matrix(X, "X")
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
-                             f"was fitted with {self.n_features_in_} features")
+                             f"is expecting {self.n_features_in_} features as input")
         return np.asarray(X @ self.coef_).ravel() + self.intercept_

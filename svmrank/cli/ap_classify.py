@@ -1,0 +1,86 @@
+"""``svm_ap_classify [options] example_file model_file output_file``: score examples
+with a linear SVM-light model (ours, or svm_learn / svm_perf_learn / svm_rank_learn's),
+write one score per line and print svm_perf_classify-style statistics."""
+import sys
+import time
+
+import numpy as np
+
+from .. import __version__
+from ..io.atomic import atomic_write
+from ..io.model_file import read_model
+from ..io.svmlight import load_svmlight
+from ..metrics import average_precision, mean_over_queries, ndcg, roc_auc
+from .common import CLIError, StructArgumentParser, run
+
+_LOSS_MEASURES = {"ap": ("1 - AP", average_precision), "ndcg": ("1 - NDCG", ndcg),
+                  "roc": ("1 - ROC area", roc_auc)}
+
+
+def build_parser():
+    p = StructArgumentParser(
+        "svm_ap_classify", f"svmrank {__version__}: apply a linear model to examples.",
+        "Features beyond the model's highest index are ignored, as SVM-light does.\n"
+        "Scores (w.x - b) are written one per line, %.8f, in input order; a ranking\n"
+        "sorts them in decreasing order. AP, NDCG and ROC area are averaged over\n"
+        "queries (qid) when the file has them.")
+    p.add_argument("example_file", help="examples to classify (SVMlight format)")
+    p.add_argument("model_file", help="linear SVM-light model")
+    p.add_argument("output_file", help="where to write the scores")
+    p.add_argument("-v", type=int, default=1, metavar="[0..3]",
+                   help="verbosity: 0 quiet, 1 statistics (default 1)")
+    p.add_argument("-f", type=int, default=1, metavar="1",
+                   help="output format: 1 = value of the decision function (the only one)")
+    return p
+
+
+def classify(argv):
+    """Score the examples, write the output file, print the statistics."""
+    args = build_parser().parse_args(argv)
+    if args.f != 1:
+        raise CLIError(f"-f {args.f} is not supported: only -f 1 (decision values)")
+    model = read_model(args.model_file)
+    X, y, qid = load_svmlight(args.example_file, n_features=model.n_features,
+                              ignore_extra_features=True)
+    start = time.process_time()
+    scores = X @ model.w - model.b
+    runtime = time.process_time() - start
+    with atomic_write(args.output_file) as fh:
+        fh.write("".join(f"{s:.8f}\n" for s in scores.tolist()))
+    if args.v >= 1:
+        print(summary(y, scores, qid if (qid != 0).any() else None,
+                      model.metadata.get("loss", "ap"), runtime), flush=True)
+    return 0
+
+
+def summary(y, scores, qid, loss, runtime):
+    """The statistics block printed after classification."""
+    relevant = y > 0
+    correct = int(((scores > 0) == relevant).sum())
+    n = len(y)
+    n_queries = 1 if qid is None else len(np.unique(qid))
+    ap = mean_over_queries(average_precision, y, scores, qid)
+    lines = [f"Classified {n} examples ({n_queries} {'query' if n_queries == 1 else 'queries'}).",
+             f"Runtime (without IO) in cpu-seconds: {runtime:.2f}"]
+    if loss in _LOSS_MEASURES:
+        name, measure = _LOSS_MEASURES[loss]
+        value = mean_over_queries(measure, y, scores, qid)
+        lines.append(f"Average loss on test set: {1 - value:.4f} ({name})")
+    lines += [
+        f"Zero/one-error on test set: {100.0 * (n - correct) / n:.2f}% "
+        f"({correct} correct, {n - correct} incorrect, {n} total)",
+        f"Relevant (label > 0): {int(relevant.sum())}, non-relevant: {int((~relevant).sum())}",
+        f"{'AP' if qid is None else 'MAP'}: {ap:.4f}",
+        f"NDCG: {mean_over_queries(ndcg, y, scores, qid):.4f}",
+        f"ROCArea: {mean_over_queries(roc_auc, y, scores, qid):.4f}",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    """Entry point of ``svm_ap_classify``: returns the exit status."""
+    return run(classify, argv, prog="svm_ap_classify")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

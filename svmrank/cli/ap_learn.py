@@ -1,0 +1,124 @@
+"""``svm_ap_learn [options] example_file model_file``: a drop-in for svm_map_learn /
+svm_perf_learn that trains on AP (or NDCG, ROC area, error rate) and writes an
+SVM-light V6.20 linear model."""
+import sys
+import time
+
+from .. import __version__
+from ..estimators.ranking import BinarySVM, RankSVM
+from ..inference import METHODS
+from ..io.model_file import LinearModel, write_model
+from ..io.svmlight import load_svmlight
+from .common import CLIError, StructArgumentParser, positive_float, run
+
+# SVM-perf's -l numbers where they overlap, plus names
+LOSS_CODES = {"2": "error", "10": "roc", "11": "ap", "ap": "ap", "ndcg": "ndcg", "roc": "roc",
+              "error": "error"}
+UNSUPPORTED_LOSSES = {"0": "zero/one", "1": "F1", "3": "Prec/Rec break-even", "4": "Prec@k",
+                      "5": "Rec@k"}
+
+EPILOG = """\
+Losses (-l): 11 or ap = 1 - average precision (default), ndcg = 1 - NDCG (binary
+relevance), 10 or roc = 1 - ROC area, 2 or error = error rate (the binary SVM).
+
+C is on SVM^map's scale: the loss lies in [0, 1]. svm_perf_learn counts losses in
+percent, so a C tuned for svm_perf_learn corresponds to -c (100 * C_perf) here
+(and SVM-light's C_light = C * n_examples... see README). Lines with qid:N form
+queries: one ranking each, the loss averaged over queries; queries without a
+relevant (label > 0) or without a non-relevant example are skipped with a warning.
+
+Only the 1-slack algorithm with margin rescaling is implemented: -w 3 and -w 4 (the
+default) both select it, -o 2 and -p 1 are the only accepted values. Unlike
+SVM-struct, every error exits with a non-zero status.
+"""
+
+
+def build_parser():
+    p = StructArgumentParser("svm_ap_learn", f"svmrank {__version__}: train a linear structural "
+                             "SVM on a rank loss (SVM-struct options).", EPILOG)
+    p.add_argument("example_file", help="training data (SVMlight format, qid allowed)")
+    p.add_argument("model_file", help="where to write the learned model")
+    p.add_argument("-c", type=positive_float("-c"), default=0.01, metavar="float",
+                   help="C: trade-off between training error and margin (default 0.01)")
+    p.add_argument("-e", type=positive_float("-e"), default=0.1, metavar="float",
+                   help="epsilon: allowed violation of the most violated constraint (default 0.1)")
+    p.add_argument("-l", default="ap", metavar="loss", help="loss function, see below (default ap)")
+    p.add_argument("-w", type=int, default=4, metavar="[3,4]",
+                   help="structural learning algorithm: 3 and 4 = 1-slack cutting plane (default 4)")
+    p.add_argument("-o", type=int, default=2, metavar="2", help="rescaling: 2 = margin rescaling")
+    p.add_argument("-p", type=int, default=1, metavar="1", help="L-norm of the slack: 1")
+    p.add_argument("-v", type=int, default=1, metavar="[0..3]",
+                   help="verbosity: 0 quiet, 1 one line per iteration and a summary (default 1)")
+    p.add_argument("-y", type=int, default=0, metavar="[0..3]", help="QP verbosity (accepted, unused)")
+    p.add_argument("-#", dest="max_iter", type=int, default=100000, metavar="int",
+                   help="maximum cutting-plane iterations (default 100000)")
+    p.add_argument("--b", dest="bias", type=float, default=1.0, metavar="float",
+                   help="value of the bias feature for -l 2 (0: none; default 1); rank losses "
+                        "have no threshold and ignore it")
+    p.add_argument("--lai", choices=sorted(METHODS), default="qs",
+                   help="loss-augmented inference algorithm (default qs)")
+    return p
+
+
+def parse_options(argv):
+    """Parse and check the options; raise CLIError naming the bad one."""
+    args = build_parser().parse_args(argv)
+    if args.l in UNSUPPORTED_LOSSES:
+        raise CLIError(f"-l {args.l} ({UNSUPPORTED_LOSSES[args.l]}) is not supported; "
+                       "use 11/ap, ndcg, 10/roc or 2/error")
+    if args.l not in LOSS_CODES:
+        raise CLIError(f"-l: unknown loss {args.l!r}; use 11/ap, ndcg, 10/roc or 2/error")
+    if args.w not in (3, 4):
+        raise CLIError(f"-w {args.w} is not supported: only the 1-slack algorithm (-w 3 or 4)")
+    if args.o != 2:
+        raise CLIError(f"-o {args.o} is not supported: only margin rescaling (-o 2)")
+    if args.p != 1:
+        raise CLIError(f"-p {args.p} is not supported: only L1 slack (-p 1)")
+    if args.max_iter < 1:
+        raise CLIError(f"-#: expected a positive number of iterations, got {args.max_iter}")
+    if not args.bias >= 0:
+        raise CLIError(f"--b: expected a value >= 0, got {args.bias}")
+    args.loss = LOSS_CODES[args.l]
+    return args
+
+
+def make_estimator(args):
+    """The estimator the options describe."""
+    common = dict(C=args.c, epsilon=args.e, max_iter=args.max_iter, verbose=int(args.v >= 1))
+    if args.loss == "error":
+        return BinarySVM(bias=args.bias, **common)
+    return RankSVM(loss=args.loss, lai=args.lai, **common)
+
+
+def learn(argv):
+    """Train and write the model; errors propagate (see :func:`main`)."""
+    args = parse_options(argv)
+    estimator = make_estimator(args)
+    start = time.perf_counter()
+    X, y, qid = load_svmlight(args.example_file)
+    if args.v >= 1:
+        print(f"Reading training examples... {X.shape[0]} examples, {X.shape[1]} features, "
+              f"{len(set(qid.tolist()))} queries.", flush=True)
+    estimator.fit(X, y, qid=qid if (qid != 0).any() else None)
+    elapsed = time.perf_counter() - start
+    metadata = {"svmrank": __version__, "loss": args.loss, "C": f"{args.c:g}",
+                "epsilon": f"{args.e:g}", "iterations": str(estimator.n_iter_),
+                "n_train": str(X.shape[0])}
+    model = LinearModel(w=estimator.coef_, b=0.0 - float(estimator.intercept_), metadata=metadata)
+    write_model(args.model_file, model)
+    if args.v >= 1:
+        r = estimator.result_
+        print(f"{'Converged' if r.converged else 'Stopped at -# (not converged)'} after "
+              f"{r.n_iter} iterations, {r.n_constraints} constraints; objective "
+              f"{r.primal_objective:.8g}, duality gap {r.duality_gap:.3g}, slack {r.xi:.6g}; "
+              f"{elapsed:.2f}s.\nWriting model file {args.model_file}... done", flush=True)
+    return 0
+
+
+def main(argv=None):
+    """Entry point of ``svm_ap_learn``: returns the exit status."""
+    return run(learn, argv, prog="svm_ap_learn")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

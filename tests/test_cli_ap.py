@@ -1,0 +1,134 @@
+"""svm_ap_learn / svm_ap_classify: SVM-struct-compatible behaviour and bad input."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from svmrank.cli import ap_classify, ap_learn
+from svmrank.datasets import write_ranking_examples
+from svmrank.io.model_file import read_model
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("data")
+    write_ranking_examples(folder)
+    return folder / "rank_train.dat", folder / "rank_test.dat"
+
+
+def test_learn_then_classify(data, tmp_path, capsys):
+    train, test = data
+    model, pred = tmp_path / "model", tmp_path / "pred"
+    assert ap_learn.main(["-c", "10", "-e", "0.001", str(train), str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "iter    1" in out and "Converged after" in out
+    text = model.read_text().splitlines()
+    assert text[0] == "SVM-light Version V6.20" and text[9].startswith("2 # number of support")
+    assert "loss=ap" in text[-1] and "C=10" in text[-1]
+    assert ap_classify.main([str(test), str(model), str(pred)]) == 0
+    out = capsys.readouterr().out
+    assert "MAP:" in out and "ROCArea" in out and "Average loss on test set" in out
+    scores = np.loadtxt(pred)
+    assert scores.shape == (400,)
+    assert all(len(line.split(".")[1]) == 8 for line in pred.read_text().splitlines())
+    m = read_model(model)
+    assert m.metadata["loss"] == "ap" and int(m.metadata["iterations"]) >= 1
+    map_line = [ln for ln in out.splitlines() if ln.startswith("MAP")][0]
+    assert float(map_line.split()[1]) > 0.8
+
+
+def test_quiet_and_other_losses(data, tmp_path, capsys):
+    train, _ = data
+    for loss in ["ndcg", "10", "roc", "2", "error", "11"]:
+        assert ap_learn.main(["-v", "0", "-l", loss, "-c", "1", str(train), str(tmp_path / "m")]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_console_scripts_and_launchers_exit_non_zero_on_errors(data, tmp_path):
+    train, _ = data
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for launcher in ["svm_ap_learn"]:
+        proc = subprocess.run([sys.executable, str(ROOT / "bin" / launcher), "-c", "0", str(train),
+                               str(tmp_path / "m")], capture_output=True, text=True, env=env)
+        assert proc.returncode == 2
+        assert proc.stderr.count("\n") == 1 and "-c must be a finite number > 0" in proc.stderr
+        assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("options,match", [
+    (["-c", "0"], "-c must be"), (["-c", "-1"], "-c must be"), (["-c", "abc"], "-c expects"),
+    (["-e", "0"], "-e must be"), (["-w", "1"], "-w 1 is not supported"),
+    (["-o", "1"], "-o 1 is not supported"), (["-p", "2"], "-p 2 is not supported"),
+    (["-l", "1"], "F1"), (["-l", "xyz"], "unknown loss"), (["-#", "0"], "-#"),
+    (["--b", "-1"], "--b"), (["--lai", "fast"], "--lai"), (["--nope"], "unrecognized"),
+])
+def test_bad_options(options, match, data, tmp_path, capsys):
+    train, _ = data
+    assert ap_learn.main(options + [str(train), str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err
+    assert match in err and err.count("\n") == 1
+    assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("content,match", [
+    ("", "at least one example"), ("1 1:0.5\nabc 2:1\n", ":2:"), ("1 1:nan\n", ":1:"),
+    ("1 2:1 1:1\n", ":1:"), ("1 qid:x 1:1\n", ":1:"),
+])
+def test_bad_training_file(content, match, tmp_path, capsys):
+    bad = tmp_path / "bad.dat"
+    bad.write_text(content)
+    assert ap_learn.main([str(bad), str(tmp_path / "m")]) == 1
+    err = capsys.readouterr().err
+    assert match in err and str(bad) in err and err.count("\n") == 1
+    assert not (tmp_path / "m").exists()
+
+
+def test_missing_file_and_unwritable_output(data, tmp_path, capsys):
+    train, test = data
+    assert ap_learn.main([str(tmp_path / "absent.dat"), str(tmp_path / "m")]) == 1
+    assert "absent.dat" in capsys.readouterr().err
+    assert ap_learn.main(["-v", "0", str(train), str(tmp_path / "no" / "dir" / "m")]) == 1
+    assert "cannot write" in capsys.readouterr().err
+    model = tmp_path / "m"
+    assert ap_learn.main(["-v", "0", str(train), str(model)]) == 0
+    assert ap_classify.main([str(test), str(model), str(tmp_path / "no" / "p")]) == 1
+    assert "cannot write" in capsys.readouterr().err
+    assert not any(p.name.startswith(".tmp-") for p in tmp_path.iterdir())
+
+
+def test_bad_model_files(data, tmp_path, capsys):
+    _, test = data
+    good = tmp_path / "good"
+    ap_learn.main(["-v", "0", str(data[0]), str(good)])
+    lines = good.read_text().splitlines(keepends=True)
+    cases = {"truncated": "".join(lines[:6]), "version": "SVM-light Version V5.00\n" + "".join(lines[1:]),
+             "multiclass": "SVM-multiclass Version V2.20\n" + "".join(lines[1:])}
+    for name, text in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        pred = tmp_path / f"pred_{name}"
+        assert ap_classify.main([str(test), str(path), str(pred)]) == 1
+        err = capsys.readouterr().err
+        assert str(path) in err and err.count("\n") == 1
+        assert not pred.exists()
+
+
+def test_reads_a_real_svm_rank_model_and_ignores_extra_test_features(tmp_path, capsys):
+    model = tmp_path / "svmrank.model"
+    model.write_text(
+        "SVM-light Version V6.20\n0 # kernel type\n3 # kernel parameter -d \n"
+        "1 # kernel parameter -g \n1 # kernel parameter -s \n1 # kernel parameter -r \n"
+        "empty# kernel parameter -u \n6 # highest feature index \n"
+        "10 # number of training documents \n2 # number of support vectors plus 1 \n"
+        "0 # threshold b, each following line is a SV (starting with alpha*y)\n"
+        "1 1:0.73636848 2:-0.26855063 3:-0.069081776 4:0.14058548 5:0.94049019 #\n")
+    test = tmp_path / "test.dat"
+    test.write_text("1 qid:1 1:1 5:1 9:100\n0 qid:1 2:1\n")
+    pred = tmp_path / "pred"
+    assert ap_classify.main(["-v", "0", str(test), str(model), str(pred)]) == 0
+    np.testing.assert_allclose(np.loadtxt(pred), [0.73636848 + 0.94049019, -0.26855063], atol=1e-8)

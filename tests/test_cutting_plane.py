@@ -1,0 +1,128 @@
+"""The 1-slack cutting-plane learner against the exact optimum over all constraints."""
+import io
+import itertools
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from svmrank.exceptions import ConvergenceWarning
+from svmrank.inference import true_coef
+from svmrank.learners.cutting_plane import cutting_plane
+from svmrank.problems.binary import BinaryProblem
+from svmrank.problems.ranking import RankingProblem
+from lai_reference import _coef_of, rank_loss
+
+
+def all_ap_constraints(X, y):
+    """(Δ_R, g_R) for every ranking R (permutation) of one query (tiny n)."""
+    rel = y > 0
+    planes = {}
+    for order in itertools.permutations(range(len(y))):
+        coef = _coef_of(list(order), rel)
+        planes[tuple(np.round(coef, 12))] = (rank_loss(rel[list(order)], "ap"),
+                                             X.T @ (true_coef(rel) - coef))
+    return list(planes.values())
+
+
+def exact_primal(planes, C, d, bounds=None):
+    """min ½‖w‖² + C ξ s.t. w·g ≥ Δ − ξ, ξ ≥ 0 by SLSQP on (w, ξ)."""
+    f = lambda v: 0.5 * v[:d] @ v[:d] + C * v[d]
+    cons = [{"type": "ineq", "fun": (lambda v, D=D, g=g: v[:d] @ g - D + v[d])} for D, g in planes]
+    res = minimize(f, np.zeros(d + 1), constraints=cons, method="SLSQP",
+                   bounds=(bounds or [(None, None)] * d) + [(0.0, None)],
+                   options={"ftol": 1e-14, "maxiter": 5000})
+    w = res.x[:d]  # the objective at w, with its true slack
+    return 0.5 * w @ w + C * max(0.0, max(D - w @ g for D, g in planes)), w
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("C", [0.1, 10.0, 1000.0])
+def test_ap_optimum_within_epsilon_of_exact(seed, C):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(6, 3))
+    y = np.array([1, 1, 0, 0, 0, 1.0])
+    eps = 1e-4
+    res = cutting_plane(RankingProblem(X, y), C, epsilon=eps)
+    exact, _ = exact_primal(all_ap_constraints(X, y), C, 3)
+    assert res.converged
+    # SLSQP's answer is an upper bound on the optimum; the dual a lower bound
+    assert res.primal_objective <= exact + C * eps + 1e-6 * (1 + exact)
+    assert res.dual_objective <= exact + 1e-6 * (1 + exact)
+    assert res.primal_objective - res.dual_objective <= C * eps + 1e-9
+    assert res.duality_gap >= -1e-9
+
+
+def test_binary_problem_is_linearsvc():
+    svm = pytest.importorskip("sklearn.svm")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 5))
+    y = np.where(X @ rng.normal(size=5) + 0.5 * rng.normal(size=200) > 0, 1.0, -1.0)
+    C = 5.0
+    res = cutting_plane(BinaryProblem(X, y, bias=1.0), C, epsilon=1e-6)
+    ref = svm.LinearSVC(C=C / len(y), loss="hinge", tol=1e-10, max_iter=200000,
+                        intercept_scaling=1.0).fit(X, y)
+    w_ref = np.append(ref.coef_.ravel(), ref.intercept_)
+    objective = lambda w: 0.5 * w @ w + C / len(y) * np.maximum(0, 1 - y * (X @ w[:5] + w[5])).sum()
+    assert objective(res.w) == pytest.approx(objective(w_ref), rel=1e-5)
+    np.testing.assert_allclose(res.w, w_ref, atol=1e-3)
+
+
+def test_sign_bounds_and_hard_constraints():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(6, 3))
+    y = np.array([1, 1, 0, 0, 0, 1.0])
+    C = 50.0
+    planes = all_ap_constraints(X, y)
+    free_opt, w_free = exact_primal(planes, C, 3)
+    flip = int(np.argmax(w_free))  # force the largest positive weight to be <= 0
+    res = cutting_plane(RankingProblem(X, y), C, epsilon=1e-6, nonpositive=[flip])
+    bounds = [(None, None)] * 3
+    bounds[flip] = (None, 0.0)
+    exact, _ = exact_primal(planes, C, 3, bounds=bounds)
+    assert res.w[flip] <= 1e-9
+    assert res.primal_objective == pytest.approx(exact, rel=1e-5, abs=1e-7)
+    # a hard constraint w·a >= 1 that the free optimum violates
+    a = -w_free / np.linalg.norm(w_free)
+    res = cutting_plane(RankingProblem(X, y), C, epsilon=1e-6, hard_constraints=(a[None, :], [1.0]))
+    assert res.w @ a >= 1 - 1e-7
+    f = lambda v: 0.5 * v[:3] @ v[:3] + C * v[3]
+    cons = [{"type": "ineq", "fun": (lambda v, D=D, g=g: v[:3] @ g - D + v[3])} for D, g in planes]
+    cons += [{"type": "ineq", "fun": lambda v: v[:3] @ a - 1}]
+    ref = minimize(f, np.r_[a * 2, 1.0], constraints=cons, method="SLSQP",
+                   bounds=[(None, None)] * 3 + [(0.0, None)], options={"ftol": 1e-14, "maxiter": 5000})
+    assert res.primal_objective == pytest.approx(ref.fun, rel=1e-5)
+
+
+def test_warns_at_iteration_cap_and_reports_progress():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 10))
+    y = (X[:, 0] + rng.normal(size=300) > 1).astype(float)
+    out = io.StringIO()
+    with pytest.warns(ConvergenceWarning, match="max_iter=3"):
+        res = cutting_plane(RankingProblem(X, y), 1e4, epsilon=1e-6, max_iter=3, verbose=1, out=out)
+    assert not res.converged and res.n_iter == 3
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 3 and all("violation" in ln and "objective" in ln for ln in lines)
+
+
+def test_queries_average_losses_and_skip_degenerate_ones():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 4))
+    y = (rng.random(40) < 0.3).astype(float)
+    qid = np.repeat([1, 2, 3, 4], 10)
+    y[30:] = 0  # query 4 has no relevant sample
+    y[[0, 10, 20]] = 1
+    with pytest.warns(UserWarning, match="1 of 4 queries"):
+        problem = RankingProblem(X, y, qid=qid)
+    assert problem.n_queries == 3
+    w = rng.normal(size=4)
+    loss, g = problem.most_violated(w)
+    parts = [RankingProblem(X[k:k + 10], y[k:k + 10]).most_violated(w) for k in (0, 10, 20)]
+    assert loss == pytest.approx(np.mean([p[0] for p in parts]))
+    np.testing.assert_allclose(g, np.mean([p[1] for p in parts], axis=0))
+
+
+def test_ranking_problem_rejects_undefined_loss():
+    with pytest.raises(ValueError, match="no query has both"):
+        RankingProblem(np.eye(3), [1, 1, 1])

@@ -1,0 +1,71 @@
+"""The active-set dual QP against a generic solver and its KKT conditions."""
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from svmrank.learners.qp import QPError, solve_dual_qp
+
+
+def reference_qp(G, b, capped, C):
+    """Best of a few SLSQP runs on the same dual (slow, generic)."""
+    f = lambda z: -(b @ z - 0.5 * z @ G @ z)
+    jac = lambda z: -(b - G @ z)
+    cons = [{"type": "ineq", "fun": lambda z: C - z[capped].sum(),
+             "jac": lambda z: -capped.astype(float)}]
+    best = np.inf
+    for start in (np.zeros(len(b)), np.full(len(b), C / len(b))):
+        res = minimize(f, start, jac=jac, bounds=[(0, None)] * len(b), constraints=cons,
+                       method="SLSQP", options={"ftol": 1e-15, "maxiter": 2000})
+        best = min(best, res.fun)
+    return -best
+
+
+def random_feasible_problem(rng, n_planes, n_hard, d):
+    """Planes with random right-hand sides plus hard rows a·w ≥ b satisfied by some w."""
+    V = rng.normal(size=(n_planes + n_hard, d))
+    if rng.random() < 0.3:  # rank-deficient Gram: repeated and parallel vectors
+        V[: n_planes // 2] = V[0] * rng.uniform(0.5, 2, size=(n_planes // 2, 1))
+    w_feasible = rng.normal(size=d)
+    b = np.concatenate([rng.uniform(0, 2, n_planes),
+                        V[n_planes:] @ w_feasible - rng.uniform(0, 1, n_hard)])
+    capped = np.arange(n_planes + n_hard) < n_planes
+    return V @ V.T, b, capped
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_matches_generic_solver_and_kkt(seed):
+    rng = np.random.default_rng(seed)
+    G, b, capped, = random_feasible_problem(rng, rng.integers(1, 12), rng.integers(0, 5), rng.integers(1, 8))
+    C = float(rng.choice([1e-3, 0.5, 10.0, 1e4]))
+    z, cap_mult = solve_dual_qp(G, b, capped, C)
+    value = b @ z - 0.5 * z @ G @ z
+    assert value >= reference_qp(G, b, capped, C) - 1e-7 * (1 + abs(value))
+    # KKT: feasibility, complementary slackness, stationarity
+    grad = b - G @ z
+    tol = 1e-7 * (1 + np.abs(b).max() + np.abs(G).max() * max(1, z.max()))
+    assert z.min() >= 0 and z[capped].sum() <= C * (1 + 1e-12)
+    assert cap_mult >= -tol
+    expected = grad - cap_mult * capped  # = -mu <= 0, = 0 where z > 0
+    assert np.all(expected <= tol)
+    assert np.all(np.abs(expected[z > 1e-9 * max(1, C)]) <= tol)
+
+
+def test_warm_start_gives_the_same_optimum():
+    rng = np.random.default_rng(5)
+    G, b, capped = random_feasible_problem(rng, 10, 3, 6)
+    cold, _ = solve_dual_qp(G, b, capped, 2.0)
+    warm, _ = solve_dual_qp(G, b, capped, 2.0, z0=rng.uniform(0, 5, size=len(b)))
+    f = lambda z: b @ z - 0.5 * z @ G @ z
+    assert f(warm) == pytest.approx(f(cold), rel=1e-10, abs=1e-12)
+
+
+def test_infeasible_hard_constraints_raise():
+    # w ≥ 1 and -w ≥ 0 cannot both hold
+    G = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    with pytest.raises(QPError, match="cannot all be satisfied"):
+        solve_dual_qp(G, np.array([1.0, 0.0]), np.array([False, False]), 1.0)
+
+
+def test_empty_problem():
+    z, mult = solve_dual_qp(np.zeros((0, 0)), np.zeros(0), np.zeros(0, bool), 1.0)
+    assert z.size == 0 and mult == 0.0
