@@ -38,12 +38,13 @@ def exact_primal(planes, C, d, bounds=None):
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("C", [0.1, 10.0, 1000.0])
-def test_ap_optimum_within_epsilon_of_exact(seed, C):
+@pytest.mark.parametrize("line_search", [True, False])
+def test_ap_optimum_within_epsilon_of_exact(seed, C, line_search):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(6, 3))
     y = np.array([1, 1, 0, 0, 0, 1.0])
     eps = 1e-4
-    res = cutting_plane(RankingProblem(X, y), C, epsilon=eps)
+    res = cutting_plane(RankingProblem(X, y), C, epsilon=eps, line_search=line_search)
     exact, _ = exact_primal(all_ap_constraints(X, y), C, 3)
     assert res.converged
     # SLSQP's answer is an upper bound on the optimum; the dual a lower bound
@@ -51,6 +52,24 @@ def test_ap_optimum_within_epsilon_of_exact(seed, C):
     assert res.dual_objective <= exact + 1e-6 * (1 + exact)
     assert res.primal_objective - res.dual_objective <= C * eps + 1e-9
     assert res.duality_gap >= -1e-9
+
+
+class _OnlyMostViolated:
+    """A problem without the score interface: the plain algorithm must be used."""
+
+    def __init__(self, problem):
+        self.n_features, self.most_violated = problem.n_features, problem.most_violated
+
+
+def test_line_search_needs_the_score_interface():
+    rng = np.random.default_rng(9)
+    X, y = rng.normal(size=(40, 3)), (rng.random(40) < 0.3).astype(float)
+    y[:2] = [1, 0]
+    plain = cutting_plane(_OnlyMostViolated(RankingProblem(X, y)), 10.0, epsilon=1e-6)
+    fast = cutting_plane(RankingProblem(X, y), 10.0, epsilon=1e-6)
+    assert fast.primal_objective == pytest.approx(plain.primal_objective, rel=1e-5, abs=1e-6)
+    with pytest.raises(ValueError, match="line_search=True needs"):
+        cutting_plane(_OnlyMostViolated(RankingProblem(X, y)), 1.0, line_search=True)
 
 
 def test_binary_problem_is_linearsvc():

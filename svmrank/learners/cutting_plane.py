@@ -121,23 +121,27 @@ def _hard_rows(hard_constraints, nonpositive, n_features):
 
 
 def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive=None,
-                  hard_constraints=None, verbose=0, out=None, max_idle=50):
+                  hard_constraints=None, verbose=0, out=None, max_idle=50, line_search="auto"):
     """Train a structural SVM by the 1-slack cutting-plane algorithm.
 
     Parameters
     ----------
     problem : object
         Has ``n_features`` and ``most_violated(w) -> (loss, g)`` with the violation
-        ``loss − w·g``.
+        ``loss − w·g``. A problem that is linear in scores s = Xw may also offer
+        ``scores(w)``, ``violation_at_scores(s) -> (loss, d)`` and ``joint_feature(d)``
+        (g = joint_feature(d), violation = loss − s·d); then the line search is used.
     C : float
         Regularisation constant (> 0) of ½‖w‖² + C ξ.
     epsilon : float
-        Stop when the most violated constraint exceeds the working-set slack by at most
-        ``epsilon`` (SVM-struct's ``-e``).
+        Tolerance: stop when the most violated constraint exceeds the working-set slack
+        by at most ``epsilon`` (SVM-struct's ``-e``), or, with the line search, when
+        the primal objective is within ``C * epsilon`` of the dual (which SVM-struct's
+        rule implies).
     max_iter : int
         Cap on cutting-plane iterations (ConvergenceWarning when reached).
     w0 : ndarray, optional
-        Where the first most-violated constraint is computed (default 0).
+        Starting point (default 0).
     nonpositive : array of int, optional
         Coordinates of w constrained to be ≤ 0.
     hard_constraints : tuple (A, b), optional
@@ -149,55 +153,153 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
         Where verbose lines go (default sys.stdout).
     max_idle : int
         A plane whose dual variable stays 0 this many iterations is dropped.
+    line_search : {"auto", True, False}
+        Franc & Sonnenburg's optimized cutting plane (OCAS): keep the best point so far,
+        search the segment towards each QP solution, and cut near the new best point.
+        It needs the score interface above and no hard constraints; "auto" uses it
+        when available. It reaches the same tolerance in far fewer iterations.
 
     Returns
     -------
     CuttingPlaneResult
     """
-    out = sys.stdout if out is None else out
     d = int(problem.n_features)
     A_hard, b_hard = _hard_rows(hard_constraints, nonpositive, d)
-    ws = _WorkingSet(d)
+    has_scores = all(hasattr(problem, a) for a in ("scores", "violation_at_scores", "joint_feature"))
+    if line_search is True and (not has_scores or hard_constraints is not None):
+        raise ValueError("line_search=True needs a problem with scores/violation_at_scores/"
+                         "joint_feature and no hard_constraints")
+    use_line_search = bool(line_search) and has_scores and hard_constraints is None
     w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
-    xi_ws, dual, history = 0.0, 0.0, []
-    start = time.perf_counter()
-    converged = False
-    if A_hard is not None:
-        w, dual = _activate_hard_rows(ws, A_hard, b_hard, C, w if w0 is not None else None)
-    for it in range(1, max_iter + 1):
-        loss, g = problem.most_violated(w)
-        g = np.asarray(g, dtype=np.float64)
-        violation = float(loss - w @ g)
-        xi = max(0.0, violation)
-        primal = 0.5 * float(w @ w) + C * xi
-        history.append({"iteration": it, "constraints": ws.n_planes, "violation": violation,
-                        "objective": primal, "time": time.perf_counter() - start})
-        if verbose:
-            print(f"iter {it:4d}  constraints {ws.n_planes:4d}  violation {violation:.6g}  "
-                  f"objective {primal:.8g}  time {history[-1]['time']:.3f}s", file=out, flush=True)
-        if violation <= xi_ws + epsilon:
-            converged = True
-            break
-        if it == max_iter:
-            break
+    run = _Run(problem, C, A_hard, b_hard, verbose, sys.stdout if out is None else out, max_idle)
+    if use_line_search:
+        converged = run.optimized(w, epsilon, max_iter)
+    else:
+        converged = run.plain(w, epsilon, max_iter)
+    if not converged:
+        warnings.warn(f"cutting-plane training stopped at max_iter={max_iter} before reaching "
+                      f"epsilon={epsilon} (duality gap {run.primal - run.dual:.3g})",
+                      ConvergenceWarning, stacklevel=2)
+    return CuttingPlaneResult(w=run.w, xi=run.xi, n_iter=len(run.history),
+                              n_constraints=run.ws.n_planes, primal_objective=run.primal,
+                              dual_objective=run.dual, duality_gap=run.primal - run.dual,
+                              converged=converged, history=run.history)
+
+
+class _Run:
+    """State of one training run: working set, best point, report."""
+
+    def __init__(self, problem, C, A_hard, b_hard, verbose, out, max_idle):
+        self.problem, self.C = problem, C
+        self.A_hard, self.b_hard = A_hard, b_hard
+        self.verbose, self.out, self.max_idle = verbose, out, max_idle
+        self.ws = _WorkingSet(int(problem.n_features))
+        self.history, self.start = [], time.perf_counter()
+        self.w, self.xi, self.primal, self.dual = None, 0.0, np.inf, 0.0
+
+    def log(self, violation):
+        self.history.append({"iteration": len(self.history) + 1, "constraints": self.ws.n_planes,
+                             "violation": violation, "objective": self.primal,
+                             "time": time.perf_counter() - self.start})
+        if self.verbose:
+            h = self.history[-1]
+            print(f"iter {h['iteration']:4d}  constraints {h['constraints']:4d}  violation "
+                  f"{violation:.6g}  objective {self.primal:.8g}  time {h['time']:.3f}s",
+                  file=self.out, flush=True)
+
+    def add_and_solve(self, loss, g):
+        """Add a plane, re-solve the QP (activating violated hard rows), drop idle planes;
+        returns the QP solution."""
+        ws = self.ws
         ws.add(g, loss, True, -1)
-        w, dual = ws.solve(C)
-        if A_hard is not None:
-            w, dual = _activate_hard_rows(ws, A_hard, b_hard, C, w)
+        w, self.dual = ws.solve(self.C)
+        if self.A_hard is not None:
+            w, self.dual = _activate_hard_rows(ws, self.A_hard, self.b_hard, self.C, w)
         planes = ws.capped
         ws.idle[planes & (ws.z > 0)] = 0
         ws.idle[planes & (ws.z == 0)] += 1
-        if (ws.idle > max_idle).any():
-            ws.drop(ws.idle <= max_idle)
-            planes = ws.capped
-        xi_ws = max(0.0, float((ws.b[planes] - ws.vectors[planes] @ w).max())) if planes.any() else 0.0
-    if not converged:
-        warnings.warn(f"cutting-plane training stopped at max_iter={max_iter} before reaching "
-                      f"epsilon={epsilon} (last violation {violation:.3g} > slack "
-                      f"{xi_ws:.3g} + epsilon)", ConvergenceWarning, stacklevel=2)
-    return CuttingPlaneResult(w=w, xi=xi, n_iter=len(history), n_constraints=ws.n_planes,
-                              primal_objective=primal, dual_objective=dual,
-                              duality_gap=primal - dual, converged=converged, history=history)
+        if (ws.idle > self.max_idle).any():
+            ws.drop(ws.idle <= self.max_idle)
+        return w
+
+    def slack(self, w):
+        planes = self.ws.capped
+        return max(0.0, float((self.ws.b[planes] - self.ws.vectors[planes] @ w).max())) if planes.any() else 0.0
+
+    def plain(self, w, epsilon, max_iter):
+        """Joachims, Finley & Yu (2009), Alg. 4."""
+        if self.A_hard is not None:
+            w, self.dual = _activate_hard_rows(self.ws, self.A_hard, self.b_hard, self.C, w)
+        xi_ws = 0.0
+        for it in range(1, max_iter + 1):
+            loss, g = self.problem.most_violated(w)
+            violation = float(loss - w @ np.asarray(g, dtype=np.float64))
+            self.w, self.xi = w, max(0.0, violation)
+            self.primal = 0.5 * float(w @ w) + self.C * self.xi
+            self.log(violation)
+            if violation <= xi_ws + epsilon:
+                return True
+            if it == max_iter:
+                return False
+            w = self.add_and_solve(loss, g)
+            xi_ws = self.slack(w)
+        return False
+
+    def optimized(self, w, epsilon, max_iter, n_secant=2):
+        """OCAS (Franc & Sonnenburg 2009, Alg. 1) for a problem linear in its scores.
+
+        Each iteration solves the QP (giving w_c), searches the segment from the best
+        point w_b towards w_c by regula falsi on the derivative of the piecewise-quadratic
+        objective, moves w_b to the best point seen, and adds the cutting planes found at
+        w_c and at the new w_b (both are valid; no extra inference call is needed)."""
+        P, C = self.problem, self.C
+        s_b = P.scores(w)
+        loss_b, d_b = P.violation_at_scores(s_b)
+        risk = lambda loss_t, d_t, s_t: max(0.0, loss_t - float(s_t @ d_t))
+        self.w, self.xi = w, risk(loss_b, d_b, s_b)
+        self.primal = 0.5 * float(w @ w) + C * self.xi
+        self.log(self.xi)
+        new_planes = [(loss_b, d_b)]
+        for it in range(2, max_iter + 1):
+            for loss_t, d_t in new_planes:
+                w_c = self.add_and_solve(loss_t, P.joint_feature(d_t))
+            if self.primal - self.dual <= C * epsilon:
+                return True
+            s_c = P.scores(w_c)
+            w_b, dw, ds = self.w, w_c - self.w, s_c - s_b
+            a, b0, wb2 = float(dw @ dw), float(w_b @ dw), float(w_b @ w_b)
+            objective = lambda t, r: 0.5 * (wb2 + 2 * t * b0 + t * t * a) + C * r
+            slope = lambda t, d_t: t * a + b0 - C * float(d_t @ ds)
+            best = (self.primal, 0.0, self.xi, loss_b, d_b)
+            lo, g_lo = 0.0, slope(0.0, d_b)
+            loss_c, d_c = P.violation_at_scores(s_c)
+            violation = risk(loss_c, d_c, s_c)
+            new_planes = [(loss_c, d_c)]
+            hi, g_hi = 1.0, slope(1.0, d_c)
+            if objective(1.0, violation) < best[0]:
+                best = (objective(1.0, violation), 1.0, violation, loss_c, d_c)
+            for _ in range(n_secant if g_lo < 0 < g_hi else 0):
+                t = lo - g_lo * (hi - lo) / (g_hi - g_lo)
+                s_t = s_b + t * ds
+                loss_t, d_t = P.violation_at_scores(s_t)
+                r_t = risk(loss_t, d_t, s_t)
+                if objective(t, r_t) < best[0]:
+                    best = (objective(t, r_t), t, r_t, loss_t, d_t)
+                g_t = slope(t, d_t)
+                if g_t > 0:
+                    hi, g_hi = t, g_t
+                else:
+                    lo, g_lo = t, g_t
+            self.primal, t_best, self.xi, loss_b, d_b = best
+            self.w, s_b = w_b + t_best * dw, s_b + t_best * ds
+            if 0.0 < t_best < 1.0:
+                new_planes.append((loss_b, d_b))
+            self.log(violation)
+            if self.primal - self.dual <= C * epsilon:
+                return True
+            if it == max_iter:
+                return False
+        return False
 
 
 def _activate_hard_rows(ws, A, b, C, w, tol=1e-9, batch=200):

@@ -38,9 +38,21 @@ class BinaryProblem:
         self.n_features = self.X.shape[1]
         self._XT = self.X.T.tocsr()
 
+    def scores(self, w):
+        """Scores X w (bias column included)."""
+        return self.X @ w
+
+    def violation_at_scores(self, scores):
+        """Error rate of the most violated labelling and d with g = Xᵀ d."""
+        flipped = self.sign * scores < 1.0
+        n = len(self.sign)
+        return float(flipped.sum()) / n, np.where(flipped, self.sign / n, 0.0)
+
+    def joint_feature(self, d):
+        """Xᵀ d."""
+        return self._XT @ d
+
     def most_violated(self, w):
         """Error rate and Ψ(y) − Ψ(ŷ) of the most violated labelling at w."""
-        flipped = self.sign * (self.X @ w) < 1.0
-        n = len(self.sign)
-        g = self._XT @ np.where(flipped, self.sign, 0.0) / n
-        return float(flipped.sum()) / n, g
+        loss, d = self.violation_at_scores(self.scores(w))
+        return loss, self.joint_feature(d)

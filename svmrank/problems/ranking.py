@@ -60,15 +60,27 @@ class RankingProblem:
             true_coef(self.relevant[a:b]) for a, b in zip(self.offsets[:-1], self.offsets[1:])])
         self._XT = self.X.T.tocsr()
 
+    def scores(self, w):
+        """Scores X w of the kept rows (the problem is linear in them)."""
+        return self.X @ w
+
+    def violation_at_scores(self, scores):
+        """Averaged loss Δ̄ and coefficient difference d = (coef(R*) − coef(R̄)) / |Q| of
+        the most violated rankings for these scores: g = Xᵀ d, violation Δ̄ − scores·d."""
+        coef, losses, _ = lai_queries(scores, self.relevant, self.order, self.offsets,
+                                      self.loss, self.lai)
+        return float(losses.mean()), (self._coef_true - coef) / self.n_queries
+
+    def joint_feature(self, d):
+        """Xᵀ d, touching only the rows where d is non-zero when they are few (once w is
+        good, most negatives keep their ground-truth coefficient and d is sparse)."""
+        rows = np.flatnonzero(d)
+        if len(rows) < 0.25 * len(d):
+            return np.asarray(self.X[rows].T @ d[rows]).ravel()
+        return self._XT @ d
+
     def most_violated(self, w):
         """Averaged loss and joint-feature difference Ψ(R*) − Ψ(R̄) of the most
         violated ranking of every query at w."""
-        scores = self.X @ w
-        coef, losses, _ = lai_queries(scores, self.relevant, self.order, self.offsets,
-                                      self.loss, self.lai)
-        g = self._XT @ ((self._coef_true - coef) / self.n_queries)
-        return float(losses.mean()), g
-
-    def joint_feature(self, coef):
-        """Ψ(X, R) = Xᵀ coef(R) over the kept rows, averaged over queries."""
-        return self._XT @ (np.asarray(coef) / self.n_queries)
+        loss, d = self.violation_at_scores(self.scores(w))
+        return loss, self.joint_feature(d)
