@@ -1,0 +1,1 @@
+"""Problems: one module per model family, each a most-violated-constraint oracle."""
