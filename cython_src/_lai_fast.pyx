@@ -1,4 +1,4 @@
-# Loss-augmented inference for QS-suitable rank losses (AP, NDCG, ROC area).
+# Loss-augmented inference for QS-suitable rank losses (AP, NDCG, ROC area, user losses).
 #
 # Notation (NOTES.md, 2018 supplement): P positives sorted by decreasing score
 # s+_1 >= ... >= s+_P; N negatives, the j-th highest scored s*_j; the interleaving rank
@@ -6,8 +6,18 @@
 # The objective is sum_j f_j(r_j) with
 #   f_j(i+1) - f_j(i) = 2 (s+_i - s*_j) / (P N) + delta_j(i+1) - delta_j(i)
 # and opt_j, the largest maximiser of f_j, is non-decreasing in j (2018 Observation 2).
-from libc.math cimport log2, NAN
+#
+# Ties. Samples are ordered by (score descending, row index ascending), a total order,
+# so every method assigns the same rank j to the same sample. Two interleaving ranks
+# whose f_j differ by less than a rounding tolerance tau count as tied, and ties go to
+# the larger rank: opt_j = max{i : f_j(i) >= max f_j - tau}. Every method applies this
+# one rule, so exactly tied objectives (tied scores, scores that cancel the loss step)
+# give the same maximiser whatever the order of the floating-point sums.
+from libc.math cimport log2, NAN, INFINITY, fabs
 from libc.stdlib cimport malloc, free, qsort
+from libc.stdint cimport PTRDIFF_MAX as PY_SSIZE_T_MAX
+
+import threading
 
 cdef extern from *:
     """
@@ -29,8 +39,28 @@ ctypedef svmrank_item Item
 LOSS_AP = 0
 LOSS_NDCG = 1
 LOSS_ROC = 2
+LOSS_USER = 3
 METHOD_QS = 0
 METHOD_GREEDY = 1
+METHOD_SEARCH = 2
+METHOD_SELECT = 3
+METHOD_SEARCH_SELECT = 4
+
+# tau = TIE_ULPS * eps * (P + 1) * (largest |f_j(i+1) - f_j(i)| bound): a bound on the
+# rounding error of a sum of at most P + 1 steps, with margin
+cdef double TIE_ULPS = 16.0
+cdef double EPS = 2.220446049250313e-16
+
+
+cdef struct Ctx:
+    int loss
+    Py_ssize_t P, N
+    double pn, scale, ndcg_norm, tau
+    const Item* pos
+    double* dtab      # NDCG steps (D(k) - D(k-1)) / norm by k = i + j, or NULL
+    double* ubuf      # user-loss steps of the negative being scanned, by i
+    void* user        # the user-loss step provider (a Python callable), or NULL
+    int error
 
 
 cdef inline double discount(double position) noexcept nogil:
@@ -38,29 +68,97 @@ cdef inline double discount(double position) noexcept nogil:
     return 1.0 / log2(1.0 + position)
 
 
-cdef inline double delta_step(int loss, Py_ssize_t i, Py_ssize_t j, Py_ssize_t P,
-                              Py_ssize_t N, double ndcg_norm) noexcept nogil:
-    """delta_j(i+1) - delta_j(i) for 1 <= i <= P, 1 <= j <= N (condition C1)."""
-    if loss == 0:  # AP (Yue et al.; 2014 eq. 5)
-        return ((j - 1.0) / (j + i - 1.0) - j / (j + i + 0.0)) / P
-    elif loss == 1:  # NDCG, binary relevance: (D(i+j) - D(i+j-1)) / sum_{i<=P} D(i)
-        return (discount(i + j) - discount(i + j - 1)) / ndcg_norm
-    else:  # ROC area: each positive moved above negative j removes one swapped pair
-        return -1.0 / (<double>P * N)
+cdef inline bint before(const Item* a, const Item* b) noexcept nogil:
+    """a precedes b in the order (score descending, index ascending); branch-free."""
+    return (a.s > b.s) | ((a.s == b.s) & (a.idx < b.idx))
 
 
-cdef Py_ssize_t best_rank(int loss, Py_ssize_t j, double s_neg, const Item* pos,
-                          Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t P, Py_ssize_t N,
-                          double ndcg_norm) noexcept nogil:
-    """Largest maximiser of f_j over the interleaving ranks lo..hi (1-based)."""
+cdef inline double fstep(Ctx* c, Py_ssize_t i, Py_ssize_t j, double s) noexcept nogil:
+    """f_j(i+1) - f_j(i) for 1 <= i <= P (2018 supplement, proof of Observation 3)."""
+    cdef double dl
+    if c.loss == 0:  # AP (Yue et al.): (j-1)/(j+i-1) - j/(j+i) = -i / ((j+i-1)(j+i))
+        dl = -i / ((j + i - 1.0) * (j + i) * c.P)
+    elif c.loss == 1:  # NDCG, binary relevance: (D(i+j) - D(i+j-1)) / sum_{i<=P} D(i)
+        if c.dtab != NULL:
+            dl = c.dtab[i + j]
+        else:
+            dl = (discount(i + j) - discount(i + j - 1)) / c.ndcg_norm
+    elif c.loss == 2:  # ROC area: each positive moved above negative j removes one pair
+        dl = -1.0 / c.pn
+    else:
+        dl = c.ubuf[i]
+    return c.scale * (c.pos[i - 1].s - s) + dl
+
+
+cdef int fill_user(Ctx* c, Py_ssize_t j, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    """User loss: ubuf[i] = delta_j(i+1) - delta_j(i) for lo <= i < hi (one Python call)."""
+    global _user_error
+    cdef Py_ssize_t i
+    cdef double[::1] values
+    if hi <= lo or c.error:
+        return c.error
+    with gil:
+        try:
+            values = (<object>c.user)(lo, hi, j, c.P, c.N)
+            for i in range(lo, hi):
+                c.ubuf[i] = values[i - lo]
+        except BaseException as exc:
+            _user_error = exc
+            c.error = 1
+            for i in range(lo, hi):
+                c.ubuf[i] = 0.0
+    return c.error
+
+
+cdef Py_ssize_t scan_rank(Ctx* c, Py_ssize_t j, double s, Py_ssize_t lo,
+                          Py_ssize_t hi) noexcept nogil:
+    """opt_j restricted to ranks lo..hi (1-based) by a linear scan of f_j."""
     cdef Py_ssize_t i, best = lo
-    cdef double f = 0.0, best_f = 0.0, scale = 2.0 / (<double>P * N)
+    cdef double f = 0.0, top = 0.0
+    if c.loss == 3:
+        fill_user(c, j, lo, hi)
     for i in range(lo, hi):
-        f += scale * (pos[i - 1].s - s_neg) + delta_step(loss, i, j, P, N, ndcg_norm)
-        if f >= best_f:
-            best_f = f
+        f += fstep(c, i, j, s)
+        if f >= top - c.tau:
             best = i + 1
+            if f > top:
+                top = f
     return best
+
+
+cdef Py_ssize_t search_rank(Ctx* c, Py_ssize_t j, double s, Py_ssize_t P) noexcept nogil:
+    """opt_j over 1..P+1 by the 2014 paper's Algorithm 2 (AP and ROC area only).
+
+    f_j is concave on ranks 1..p+1 with p = min(P, j) (its steps are non-increasing
+    there: Proposition 1 of the 2014 paper; for ROC area p = P): a binary search finds
+    the first negative step, the largest maximiser up to the tie tolerance lies right
+    of it; ranks beyond p+1 (only when j < P) are scanned linearly."""
+    cdef Py_ssize_t p = P if (c.loss == 2 or j >= P) else j
+    cdef Py_ssize_t a = 1, b = p + 1, m, i, best
+    cdef double f = 0.0, top = 0.0
+    while a < b:  # first i in [1, p] with a negative step, p + 1 if none
+        m = a + (b - a) // 2
+        if fstep(c, m, j, s) < 0.0:
+            b = m
+        else:
+            a = m + 1
+    best = a
+    if p < P:  # Algorithm 2 step 3: linear part, from the concave part's maximiser
+        return scan_rank(c, j, s, a, P + 1)
+    for i in range(a, P + 1):  # concave: f only falls from here; extend over ties
+        f += fstep(c, i, j, s)
+        if f >= top - c.tau:
+            best = i + 1
+        else:
+            break
+    return best
+
+
+cdef inline Py_ssize_t find_rank(Ctx* c, bint use_search, Py_ssize_t j, double s,
+                                 Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    if use_search:
+        return search_rank(c, j, s, c.P)
+    return scan_rank(c, j, s, lo, hi)
 
 
 cdef inline unsigned long long xorshift(unsigned long long* state) noexcept nogil:
@@ -70,75 +168,259 @@ cdef inline unsigned long long xorshift(unsigned long long* state) noexcept nogi
     return state[0]
 
 
+cdef inline Py_ssize_t partition(Item* a, Py_ssize_t lo, Py_ssize_t hi,
+                                 unsigned long long* rng) noexcept nogil:
+    """Partition a[lo..hi] around a random pivot (median of three random samples) in
+    the order (score desc, index asc); returns the pivot's final position. Branch-free
+    Lomuto loop: random scores would mispredict a branch on every comparison."""
+    cdef Py_ssize_t n = hi - lo + 1, p, q, r, store, i
+    cdef Item pivot, x
+    cdef bint ahead
+    p = lo + <Py_ssize_t>(xorshift(rng) % <unsigned long long>n)
+    if n > 32:
+        q = lo + <Py_ssize_t>(xorshift(rng) % <unsigned long long>n)
+        r = lo + <Py_ssize_t>(xorshift(rng) % <unsigned long long>n)
+        if before(&a[p], &a[q]) != before(&a[p], &a[r]):
+            pass  # a[p] lies between the other two
+        elif before(&a[q], &a[p]) != before(&a[q], &a[r]):
+            p = q
+        else:
+            p = r
+    pivot = a[p]
+    a[p] = a[hi]
+    a[hi] = pivot
+    store = lo
+    for i in range(lo, hi):
+        x = a[i]
+        ahead = (x.s > pivot.s) | ((x.s == pivot.s) & (x.idx < pivot.idx))
+        a[i] = a[store]
+        a[store] = x
+        store += ahead
+    a[hi] = a[store]
+    a[store] = pivot
+    return store
+
+
 cdef void select_desc(Item* a, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t k,
                       unsigned long long* rng) noexcept nogil:
-    """Quickselect (3-way partition, random pivot): afterwards a[k] holds the element of
-    rank k in decreasing order of s within a[lo..hi], larger ones before, smaller after."""
-    cdef Py_ssize_t lt, gt, i
-    cdef double pivot
-    cdef Item tmp
+    """Quickselect in the order (score desc, index asc): afterwards a[k] holds the
+    element of rank k within a[lo..hi], earlier ones before it, later ones after it."""
+    cdef Py_ssize_t m
     while lo < hi:
-        pivot = a[lo + <Py_ssize_t>(xorshift(rng) % <unsigned long long>(hi - lo + 1))].s
-        lt = lo
-        gt = hi
-        i = lo
-        while i <= gt:  # a[lo..lt-1] > pivot, a[lt..i-1] == pivot, a[gt+1..hi] < pivot
-            if a[i].s > pivot:
-                tmp = a[i]; a[i] = a[lt]; a[lt] = tmp
-                lt += 1
-                i += 1
-            elif a[i].s < pivot:
-                tmp = a[i]; a[i] = a[gt]; a[gt] = tmp
-                gt -= 1
-            else:
-                i += 1
-        if k < lt:
-            hi = lt - 1
-        elif k > gt:
-            lo = gt + 1
+        m = partition(a, lo, hi, rng)
+        if k < m:
+            hi = m - 1
+        elif k > m:
+            lo = m + 1
         else:
             return
 
 
-cdef void opt_ranks(Item* neg, Py_ssize_t* opt, Py_ssize_t lo, Py_ssize_t hi,
-                    Py_ssize_t plo, Py_ssize_t phi, const Item* pos, int loss,
-                    Py_ssize_t P, Py_ssize_t N, double ndcg_norm,
-                    unsigned long long* rng) noexcept nogil:
-    """OptRanks of the 2018 paper, Algorithm 1, on 0-based negative positions lo..hi
-    whose optimal interleaving ranks are known to lie in plo..phi."""
-    cdef Py_ssize_t m, i
+cdef inline Py_ssize_t partition_into(Item* src, Item* dst, Py_ssize_t lo, Py_ssize_t hi,
+                                      unsigned long long* rng) noexcept nogil:
+    """Partition src[lo..hi] into dst[lo..hi] around a random pivot (median of three
+    samples) in the order (score desc, index asc); returns the pivot's position. Each
+    element is written to both free ends and the right one kept: no branch, one read
+    and two writes per element (src[lo..hi] is clobbered)."""
+    cdef Py_ssize_t n = hi - lo + 1, p, q, r, front = lo, back = hi, i
+    cdef Item pivot, x
+    cdef bint ahead
+    p = lo + <Py_ssize_t>(xorshift(rng) % <unsigned long long>n)
+    if n > 32:
+        q = lo + <Py_ssize_t>(xorshift(rng) % <unsigned long long>n)
+        r = lo + <Py_ssize_t>(xorshift(rng) % <unsigned long long>n)
+        if before(&src[p], &src[q]) != before(&src[p], &src[r]):
+            pass  # src[p] lies between the other two
+        elif before(&src[q], &src[p]) != before(&src[q], &src[r]):
+            p = q
+        else:
+            p = r
+    pivot = src[p]
+    src[p] = src[hi]
+    for i in range(lo, hi):
+        x = src[i]
+        ahead = (x.s > pivot.s) | ((x.s == pivot.s) & (x.idx < pivot.idx))
+        dst[front] = x
+        dst[back] = x
+        front += ahead
+        back -= 1 - ahead
+    dst[front] = pivot
+    return front
+
+
+cdef void opt_ranks(Ctx* c, Item* src, Item* dst, Py_ssize_t lo, Py_ssize_t hi,
+                    Py_ssize_t plo, Py_ssize_t phi, unsigned long long* rng,
+                    Py_ssize_t* ranks, Py_ssize_t* count) noexcept nogil:
+    """OptRanks of the 2018 paper, Algorithm 1, on the negatives src[lo..hi] (exactly
+    those of ranks lo+1..hi+1), whose optimal interleaving ranks lie in plo..phi.
+    Writes ranks[idx] of each and counts them per interleaving rank.
+
+    The paper splits at the median negative, found by quickselect; here one partition
+    around a random pivot (median of three) replaces the selection: the pivot's
+    position is its rank all the same, the expected cost stays O(N log P), and each
+    level costs one pass over its negatives instead of the several of a quickselect.
+    The partition goes from one buffer to the other, so the halves alternate buffers."""
+    cdef Py_ssize_t m, i, r
+    cdef Item* tmp
     while lo <= hi:
         if plo == phi:
             for i in range(lo, hi + 1):
-                opt[i] = plo
+                ranks[src[i].idx] = plo
+            count[plo] += hi - lo + 1
             return
+        m = partition_into(src, dst, lo, hi, rng)
+        r = scan_rank(c, m + 1, dst[m].s, plo, phi)
+        ranks[dst[m].idx] = r
+        count[r] += 1
+        # recurse on the shorter side, loop on the other (stack depth O(log N))
+        if m - lo < hi - m:
+            opt_ranks(c, dst, src, lo, m - 1, plo, r, rng, ranks, count)
+            lo = m + 1
+            plo = r
+        else:
+            opt_ranks(c, dst, src, m + 1, hi, r, phi, rng, ranks, count)
+            hi = m - 1
+            phi = r
+        tmp = src
+        src = dst
+        dst = tmp
+
+
+cdef enum:
+    WAYS = 16             # buckets of a multiway split (15 pivots)
+    MULTIWAY_MIN = 1024   # below this many negatives, split in two
+
+
+cdef void opt_ranks_multiway(Ctx* c, Item* src, Item* dst, unsigned char* bid,
+                             Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t plo, Py_ssize_t phi,
+                             unsigned long long* rng, Py_ssize_t* ranks,
+                             Py_ssize_t* count) noexcept nogil:
+    """OptRanks (2018 Alg. 1) with up to 15 random pivots per pass instead of one: a
+    sample-sort step classifies every negative of src[lo..hi] against the sorted pivots
+    (branch-free binary search), scatters the buckets into dst[lo..hi] with each pivot
+    at the end of its bucket (its rank is then known), computes the pivots' opt
+    (monotone, so each within the previous one's) and recurses on every bucket whose
+    opt range is not a single rank. Same maximisers as the binary split, a quarter
+    of the passes over memory."""
+    cdef Item sp[WAYS]
+    cdef Py_ssize_t size[WAYS]
+    cdef Py_ssize_t start[WAYS]
+    cdef Py_ssize_t fill[WAYS]
+    cdef Py_ssize_t ropt[WAYS + 1]
+    cdef Py_ssize_t n = hi - lo + 1, i, t, b, ns = 0, half, sub_lo, sub_hi, r_lo, r_hi
+    cdef Item x
+    cdef bint split
+    if plo == phi:
+        for i in range(lo, hi + 1):
+            ranks[src[i].idx] = plo
+        count[plo] += n
+        return
+    if n < MULTIWAY_MIN:
+        opt_ranks(c, src, dst, lo, hi, plo, phi, rng, ranks, count)
+        return
+    # WAYS - 1 distinct random pivots, sorted (insertion sort; duplicates dropped)
+    for t in range(WAYS - 1):
+        x = src[lo + <Py_ssize_t>(xorshift(rng) % <unsigned long long>n)]
+        i = ns
+        while i > 0 and before(&x, &sp[i - 1]):
+            i -= 1
+        if i > 0 and sp[i - 1].idx == x.idx:
+            continue
+        b = ns
+        while b > i:
+            sp[b] = sp[b - 1]
+            b -= 1
+        sp[i] = x
+        ns += 1
+    for t in range(ns, WAYS - 1):  # sentinels after everything
+        sp[t].s = -INFINITY
+        sp[t].idx = PY_SSIZE_T_MAX
+    # classify: bucket = number of pivots preceding the element (a pivot is in its own)
+    for t in range(WAYS):
+        size[t] = 0
+    for i in range(lo, hi + 1):
+        b = 0
+        half = 8
+        while half > 0:
+            b += half * before(&sp[b + half - 1], &src[i])
+            half >>= 1
+        bid[i] = <unsigned char> b
+        size[b] += 1
+    start[0] = lo
+    for t in range(1, WAYS):
+        start[t] = start[t - 1] + size[t - 1]
+    for t in range(WAYS):
+        fill[t] = start[t]
+    # scatter: pivot t goes to the last slot of bucket t, the others fill the rest
+    for i in range(lo, hi + 1):
+        b = bid[i]
+        split = src[i].idx == sp[b].idx
+        if split:
+            dst[start[b] + size[b] - 1] = src[i]
+        else:
+            dst[fill[b]] = src[i]
+            fill[b] += 1
+    # the pivots' opt: pivot t has rank start[t] + size[t] (1-based)
+    ropt[0] = plo
+    for t in range(ns):
+        ropt[t + 1] = scan_rank(c, start[t] + size[t], sp[t].s, ropt[t], phi)
+        ranks[sp[t].idx] = ropt[t + 1]
+        count[ropt[t + 1]] += 1
+    # buckets: the non-pivots of bucket t lie between pivots t-1 and t
+    for t in range(ns + 1):
+        sub_lo = start[t]
+        sub_hi = start[t] + size[t] - 1 - (1 if t < ns else 0)
+        if t == ns:
+            sub_hi = hi
+        r_lo = ropt[t]
+        r_hi = ropt[t + 1] if t < ns else phi
+        if sub_lo <= sub_hi:
+            opt_ranks_multiway(c, dst, src, bid, sub_lo, sub_hi, r_lo, r_hi, rng, ranks, count)
+
+
+cdef void selective(Ctx* c, Item* neg, Py_ssize_t* opt, bint use_search,
+                    unsigned long long* rng) noexcept nogil:
+    """Selective ranking (2014 paper, Algorithm 3). Binary search over ranks, with
+    quickselect for the negative of each probed rank, finds the first rank t whose opt
+    is P+1; every lower-scored negative shares it (opt is monotone). Only the t-1
+    negatives above are sorted and given their rank (Algorithm 1 step 5 or Algorithm 2)."""
+    cdef Py_ssize_t P = c.P, N = c.N, lo = 0, hi = N + 1, m, j, r
+    # invariant: ranks <= lo have opt <= P, ranks >= hi have opt = P + 1; positions
+    # lo..hi-2 (0-based) hold exactly the negatives of ranks lo+1..hi-1
+    while hi - lo > 1:
         m = lo + (hi - lo) // 2
-        select_desc(neg, lo, hi, m, rng)
-        opt[m] = best_rank(loss, m + 1, neg[m].s, pos, plo, phi, P, N, ndcg_norm)
-        # recurse on the smaller-index half, loop on the other (bounded stack)
-        if lo < m:
-            opt_ranks(neg, opt, lo, m - 1, plo, opt[m], pos, loss, P, N, ndcg_norm, rng)
-        lo = m + 1
-        plo = opt[m]
+        select_desc(neg, lo, hi - 2, m - 1, rng)
+        r = find_rank(c, use_search, m, neg[m - 1].s, 1, P + 1)
+        if r == P + 1:
+            hi = m
+        else:
+            lo = m
+    qsort(neg, hi - 1, sizeof(Item), svmrank_item_desc)
+    for j in range(hi - 1):
+        opt[j] = find_rank(c, use_search, j + 1, neg[j].s, 1, P + 1)
+    for j in range(hi - 1, N):
+        opt[j] = P + 1
 
 
-cdef double infer_one(const double* scores, const unsigned char* rel, const Py_ssize_t* rows,
-                      Py_ssize_t n, int loss, int method, double* coef, Py_ssize_t* ranks,
-                      double* objective,
-                      Item* pos, Item* neg, Py_ssize_t* opt, Py_ssize_t* count) noexcept nogil:
+cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
+                      const Py_ssize_t* rows, Py_ssize_t n, int method, double dmax,
+                      double* coef, Py_ssize_t* ranks, double* objective, Item* pos,
+                      Item* neg, Py_ssize_t* opt, Py_ssize_t* count,
+                      double* dtab, Item* scratch, unsigned char* bid) noexcept nogil:
     """Most violated ranking of one query (rows[0..n-1] index scores/rel/coef/ranks).
 
     Writes coef[rows[k]], ranks[rows[k]] (a negative's interleaving rank, 0 for a
     positive) and *objective; returns the loss (NaN, coef 0, when the query
-    has no positive or no negative)."""
-    cdef Py_ssize_t k, i, j, P = 0, N = 0, above
-    cdef double ndcg_norm = 0.0, loss_value = 0.0, value, f_score = 0.0, pn
+    has no positive or no negative; 0 for a user loss, whose value the caller adds)."""
+    cdef Py_ssize_t k, i, j, P = 0, N = 0, above, row
+    cdef double ndcg_norm = 0.0, loss_value = 0.0, f_score = 0.0, pn, biggest = 0.0
     cdef unsigned long long rng = 0x9E3779B97F4A7C15ULL
     for k in range(n):
         if rel[rows[k]]:
             pos[P].s = scores[rows[k]]; pos[P].idx = rows[k]; P += 1
         else:
             neg[N].s = scores[rows[k]]; neg[N].idx = rows[k]; N += 1
+        biggest = max(biggest, fabs(scores[rows[k]]))
     if P == 0 or N == 0:
         for k in range(n):
             coef[rows[k]] = 0.0
@@ -149,35 +431,63 @@ cdef double infer_one(const double* scores, const unsigned char* rel, const Py_s
     for i in range(1, P + 1):
         ndcg_norm += discount(i)
     qsort(pos, P, sizeof(Item), svmrank_item_desc)
-    if method == 1:  # Yue et al.'s greedy algorithm (2014 Alg. 1): sort, scan every rank
-        qsort(neg, N, sizeof(Item), svmrank_item_desc)
-        for j in range(N):
-            opt[j] = best_rank(loss, j + 1, neg[j].s, pos, 1, P + 1, P, N, ndcg_norm)
-    else:
-        opt_ranks(neg, opt, 0, N - 1, 1, P + 1, pos, loss, P, N, ndcg_norm, &rng)
-    # negatives' coefficients (2018 supplement Lemma 8) and counts per interleaving slot
+    c.P = P
+    c.N = N
+    c.pn = pn
+    c.scale = 2.0 / pn
+    c.ndcg_norm = ndcg_norm
+    c.pos = pos
+    c.dtab = NULL
+    if c.loss == 0:
+        dmax = 1.0 / P
+    elif c.loss == 1:
+        dmax = 1.0 / ndcg_norm
+    elif c.loss == 2:
+        dmax = 1.0 / pn
+    c.tau = TIE_ULPS * EPS * (P + 1.0) * (2.0 * c.scale * biggest + dmax)
     for i in range(P + 2):
         count[i] = 0
-    for j in range(N):
-        count[opt[j]] += 1
-        ranks[neg[j].idx] = opt[j]
-        coef[neg[j].idx] = (P + 2.0 - 2.0 * opt[j]) / pn
-        f_score += coef[neg[j].idx] * neg[j].s
+    if method == 0:
+        opt_ranks_multiway(c, neg, scratch, bid, 0, N - 1, 1, P + 1, &rng, ranks, count)
+    else:
+        if method == 1:  # Yue et al.'s greedy algorithm (2014 Alg. 1): sort, scan every rank
+            if c.loss == 1:  # Chakrabarti et al.'s O(NP + N log N) NDCG greedy: tabulated steps
+                for k in range(2, P + N + 1):
+                    dtab[k] = (discount(k) - discount(k - 1.0)) / ndcg_norm
+                c.dtab = dtab
+            qsort(neg, N, sizeof(Item), svmrank_item_desc)
+            for j in range(N):
+                opt[j] = scan_rank(c, j + 1, neg[j].s, 1, P + 1)
+        elif method == 2:  # Algorithm 2 of 2014 for every negative, after sorting them
+            qsort(neg, N, sizeof(Item), svmrank_item_desc)
+            for j in range(N):
+                opt[j] = search_rank(c, j + 1, neg[j].s, P)
+        else:  # methods 3 and 4
+            selective(c, neg, opt, method == 4, &rng)
+        for j in range(N):
+            ranks[neg[j].idx] = opt[j]
+            count[opt[j]] += 1
+    # negatives' coefficients (2018 supplement Lemma 8), rows in input order
+    for k in range(n):
+        row = rows[k]
+        if not rel[row]:
+            coef[row] = (P + 2.0 - 2.0 * ranks[row]) / pn
+            f_score += coef[row] * scores[row]
     above = 0  # negatives ranked above the current positive
     for i in range(1, P + 1):
         above += count[i]
         coef[pos[i - 1].idx] = (N - 2.0 * above) / pn
         ranks[pos[i - 1].idx] = 0
         f_score += coef[pos[i - 1].idx] * pos[i - 1].s
-        if loss == 0:  # 1 - AP: positive i sits at position i + above
+        if c.loss == 0:  # 1 - AP: positive i sits at position i + above
             loss_value += i / (i + <double>above)
-        elif loss == 1:
+        elif c.loss == 1:
             loss_value += discount(i + above)
-    if loss == 0:
+    if c.loss == 0:
         loss_value = 1.0 - loss_value / P
-    elif loss == 1:
+    elif c.loss == 1:
         loss_value = 1.0 - loss_value / ndcg_norm
-    else:
+    elif c.loss == 2:
         for i in range(1, P + 1):
             loss_value += count[i] * (P + 1.0 - i)
         loss_value /= pn
@@ -185,34 +495,91 @@ cdef double infer_one(const double* scores, const unsigned char* rel, const Py_s
     return loss_value
 
 
+_user_error = None
+cdef char* _ws_mem = NULL
+cdef size_t _ws_bytes = 0
+_ws_lock = threading.Lock()
+WORKSPACE_CAP = 1 << 28  # bytes of work arrays kept between calls (256 MB)
+
+
 def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
                 const Py_ssize_t[::1] order, const Py_ssize_t[::1] offsets,
                 int loss, int method, double[::1] coef, Py_ssize_t[::1] ranks,
-                double[::1] losses, double[::1] objectives):
+                double[::1] losses, double[::1] objectives, user_steps=None,
+                double user_dmax=0.0):
     """Loss-augmented inference for every query.
 
     Query q is rows order[offsets[q]:offsets[q+1]]. Fills coef and ranks (input order;
     ranks holds each negative's interleaving rank, 0 for positives), and the
     per-query losses and objectives (NaN for a query without positives or negatives).
+    For loss = LOSS_USER, ``user_steps(lo, hi, j, P, N)`` returns the float64 array of
+    delta_j(i+1) - delta_j(i) for i in lo..hi-1, ``user_dmax`` bounds their size, and
+    the returned losses are 0 (objectives hold F only): the caller adds the loss.
     Inputs are assumed valid (checked in svmrank.inference).
     """
-    cdef Py_ssize_t q, n_queries = offsets.shape[0] - 1, largest = 0, size
+    global _user_error, _ws_mem, _ws_bytes
+    cdef Py_ssize_t q, n_queries = offsets.shape[0] - 1, largest = 0, size, m
+    cdef size_t need
+    cdef char* mem
+    cdef bint cached
+    cdef Ctx c
     cdef Item* pos
     cdef Item* neg
+    cdef Item* scratch
     cdef Py_ssize_t* opt
     cdef Py_ssize_t* count
+    cdef double* dtab
+    cdef double* ubuf
+    cdef unsigned char* bid
+    if loss == LOSS_USER and user_steps is None:
+        raise ValueError("loss: a user loss needs its step provider")
     for q in range(n_queries):
         largest = max(largest, offsets[q + 1] - offsets[q])
-    pos = <Item*> malloc((largest + 1) * sizeof(Item))
-    neg = <Item*> malloc((largest + 1) * sizeof(Item))
-    opt = <Py_ssize_t*> malloc((largest + 1) * sizeof(Py_ssize_t))
-    count = <Py_ssize_t*> malloc((largest + 2) * sizeof(Py_ssize_t))
-    if pos == NULL or neg == NULL or opt == NULL or count == NULL:
-        free(pos); free(neg); free(opt); free(count)
+    m = largest + 2
+    need = 3 * m * sizeof(Item) + 4 * m * sizeof(double) + m
+    # One block for all work arrays, kept between calls (up to WORKSPACE_CAP bytes):
+    # fresh pages cost a page fault each, which dominated calls on 1e5 samples.
+    cached = _ws_lock.acquire(False)
+    if cached and _ws_bytes < need:
+        free(_ws_mem)
+        _ws_mem = <char*> malloc(need)
+        _ws_bytes = need if _ws_mem != NULL else 0
+    mem = _ws_mem if cached else <char*> malloc(need)
+    if mem == NULL:
+        if cached:
+            _ws_lock.release()
         raise MemoryError()
-    with nogil:
-        for q in range(n_queries):
-            size = offsets[q + 1] - offsets[q]
-            losses[q] = infer_one(&scores[0], &relevant[0], &order[offsets[q]], size, loss,
-                                  method, &coef[0], &ranks[0], &objectives[q], pos, neg, opt, count)
-    free(pos); free(neg); free(opt); free(count)
+    try:
+        pos = <Item*> mem
+        neg = pos + m
+        scratch = neg + m
+        opt = <Py_ssize_t*> (scratch + m)
+        count = opt + m
+        dtab = <double*> (count + m)
+        ubuf = dtab + m
+        bid = <unsigned char*> (ubuf + m)
+        c.loss = loss
+        c.ubuf = ubuf
+        c.user = <void*> user_steps
+        c.error = 0
+        _user_error = None
+        with nogil:
+            for q in range(n_queries):
+                size = offsets[q + 1] - offsets[q]
+                losses[q] = infer_one(&c, &scores[0], &relevant[0], &order[offsets[q]], size,
+                                      method, user_dmax, &coef[0], &ranks[0], &objectives[q],
+                                      pos, neg, opt, count, dtab, scratch, bid)
+                if c.error:
+                    break
+    finally:
+        if cached:
+            if _ws_bytes > WORKSPACE_CAP:
+                free(_ws_mem)
+                _ws_mem = NULL
+                _ws_bytes = 0
+            _ws_lock.release()
+        else:
+            free(mem)
+    if c.error:
+        exc, _user_error = _user_error, None
+        raise exc

@@ -41,3 +41,111 @@ def make_ranking(n_samples=1000, n_features=50, n_queries=1, positive_fraction=0
         n_pos = max(1, int(round(positive_fraction * len(idx))))
         y[idx[np.argsort(-score[idx], kind="stable")[:n_pos]]] = 1.0
     return X, y, qid
+
+
+def make_bags(n_bags=200, bag_size=(2, 10), n_features=20, positive_fraction=0.3,
+              supervision=0.0, separation=2.0, clutter=1.5, random_state=0):
+    """Multiple-instance data: bags of candidates, one of which carries the bag's label.
+
+    Every bag has one *true* candidate at a random position. A positive bag's true
+    candidate is shifted by ``separation`` along a hidden unit direction; a negative
+    bag's is not. The other candidates are clutter, Gaussian with standard deviation
+    ``clutter`` (> 1 makes them outscore true candidates under a wrong direction).
+
+    Parameters
+    ----------
+    n_bags : int
+    bag_size : int or (min, max)
+        Candidates per bag (uniform on [min, max]).
+    n_features : int
+    positive_fraction : float in (0, 1)
+        Fraction of positive bags (at least one of each class).
+    supervision : float in [0, 1]
+        The supervision level S of behl2014 §5.1: this fraction of the positive bags and
+        of the negative bags have their true candidate marked known.
+    separation, clutter : float
+    random_state : int, None or numpy Generator
+
+    Returns
+    -------
+    X : ndarray of shape (n_rows, n_features)
+    y : ndarray of float64, shape (n_rows,)
+        The bag's label (1 or -1) on each of its rows.
+    bags : ndarray of int64, shape (n_rows,)
+        Bag id (1 .. n_bags) of each row; a bag's rows are consecutive.
+    known : ndarray of bool, shape (n_rows,)
+        True on the known true candidates.
+    """
+    rng = check_random_state(random_state)
+    lo, hi = (bag_size, bag_size) if np.isscalar(bag_size) else bag_size
+    if not (1 <= lo <= hi) or n_bags < 2 or not 0 <= supervision <= 1:
+        raise ValueError("make_bags: need n_bags >= 2, 1 <= min bag size <= max, 0 <= supervision <= 1")
+    n_pos = min(n_bags - 1, max(1, int(round(positive_fraction * n_bags))))
+    positive = np.zeros(n_bags, dtype=bool)
+    positive[rng.permutation(n_bags)[:n_pos]] = True
+    sizes = rng.integers(lo, hi + 1, size=n_bags)
+    offsets = np.r_[0, np.cumsum(sizes)]
+    direction = rng.normal(size=n_features)
+    direction /= np.linalg.norm(direction)
+    X = clutter * rng.normal(size=(offsets[-1], n_features))
+    true_rows = offsets[:-1] + (rng.random(n_bags) * sizes).astype(np.int64)
+    X[true_rows] = rng.normal(size=(n_bags, n_features)) + np.outer(separation * positive, direction)
+    known_bags = np.zeros(n_bags, dtype=bool)
+    for cls in (positive, ~positive):
+        members = np.flatnonzero(cls)
+        known_bags[rng.permutation(members)[:int(round(supervision * members.size))]] = True
+    known = np.zeros(offsets[-1], dtype=bool)
+    known[true_rows[known_bags]] = True
+    y = np.repeat(np.where(positive, 1.0, -1.0), sizes)
+    bags = np.repeat(np.arange(1, n_bags + 1, dtype=np.int64), sizes)
+    return X, y, bags, known
+
+
+def write_ranking_examples(folder, random_state=0):
+    """Write the bundled example ranking data: ``rank_train.dat`` (queries 1-6) and
+    ``rank_test.dat`` (queries 7-8), 40 sparse features, about 10% relevant per query,
+    drawn from one seeded :func:`make_ranking` call so both share the true model."""
+    from pathlib import Path
+
+    from .io.svmlight import dump_svmlight
+
+    X, y, qid = make_ranking(n_samples=1600, n_features=40, n_queries=8, positive_fraction=0.1,
+                             density=0.25, noise=0.5, random_state=random_state)
+    X.data = np.round(X.data, 4)  # short, exactly reproducible text
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    train = qid <= 6
+    for name, rows in (("rank_train.dat", train), ("rank_test.dat", ~train)):
+        dump_svmlight(folder / name, X[rows], y[rows], qid=qid[rows])
+
+
+def make_grouped(n_samples=300, n_features=20, n_groups=60, positive_fraction=0.3,
+                 homophily=0.9, separation=1.0, random_state=0):
+    """Samples linked by groups whose members tend to share a label (high-order ranking).
+
+    Every group gets a label (positive with probability ``positive_fraction``); each
+    member keeps it with probability ``homophily`` and takes the other label otherwise.
+    Features are standard normal, with the first quarter of them shifted by
+    ``± separation / 2`` according to the member's label. Build edges with
+    ``svmrank.graph.edges_from_groups(groups)``.
+
+    Returns
+    -------
+    X : ndarray (n_samples, n_features)
+    y : ndarray of float64, 1 relevant, 0 otherwise (both classes present)
+    groups : ndarray of int64, group id of each sample
+    """
+    rng = check_random_state(random_state)
+    if n_samples < 2 or n_groups < 1 or not 0 < positive_fraction < 1 or not 0 <= homophily <= 1:
+        raise ValueError("make_grouped: need n_samples >= 2, n_groups >= 1, "
+                         "0 < positive_fraction < 1, 0 <= homophily <= 1")
+    groups = rng.integers(0, n_groups, n_samples).astype(np.int64)
+    group_label = rng.random(n_groups) < positive_fraction
+    keep = rng.random(n_samples) < homophily
+    y = np.where(keep, group_label[groups], ~group_label[groups]).astype(np.float64)
+    if y.min() == y.max():            # both classes present
+        y[rng.integers(n_samples)] = 1.0 - y[0]
+    X = rng.normal(size=(n_samples, n_features))
+    k = max(1, n_features // 4)
+    X[:, :k] += (separation / 2.0) * (2.0 * y - 1.0)[:, None]
+    return X, y, groups

@@ -3,6 +3,35 @@ argmax_R Δ(R*, R) + F(X, R; w) over rankings of one or many queries.
 
 F(X, R; w) = 1/(|P||N|) Σ_{i∈P, j∈N} R_ij (s_i − s_j) (2018 paper, eq. 1) is linear in
 the scores, F = coef · s, so a ranking is returned through its per-sample coefficients.
+
+Methods (all exact; for the same input they return the same maximiser):
+
+========================  =====================================================  ==============
+method                    algorithm                                              losses
+========================  =====================================================  ==============
+``"qs"`` (default)        quicksort-flavoured OptRanks (2018 paper, Alg. 1),     every QS-suitable
+                          O(N log P + P log P + P log N)                         loss
+``"greedy"``              sort both lists, scan every rank for every negative:   every QS-suitable
+                          Yue et al. (2014 Alg. 1) for AP, Chakrabarti et al.'s  loss
+                          O(NP + N log N) greedy for NDCG
+``"search"``              sort, then binary search for opt_j where f_j is        AP, ROC area
+                          unimodal (2014 Alg. 2; linear search only for j < P)
+``"select"``              selective ranking (2014 Alg. 3): quickselect +         every QS-suitable
+                          binary search for the first negative with opt = P+1,   loss
+                          linear scans for the negatives above it
+``"search+select"``       Alg. 3 with Alg. 2 for each negative above ŝ           AP, ROC area
+========================  =====================================================  ==============
+
+SEARCH needs f_j unimodal in the interleaving rank: true for AP when j ≥ P on all ranks
+(2014 Proposition 1) and for ROC area everywhere (its loss step is constant), false for
+NDCG (the score part of the step decreases in i, the convex-discount part increases) and
+unknowable for a user loss, so those combinations are refused. SELECT needs only the
+monotonicity of opt_j (2018 Observation 2), which every QS-suitable loss has.
+
+Ties: samples are ordered by (score descending, row ascending), and interleaving ranks
+whose objective values agree to within a rounding tolerance count as tied and go to the
+larger rank (see cython_src/_lai_fast.pyx), so the methods agree on the loss and ranks
+even when the objective has exact ties.
 """
 from dataclasses import dataclass
 
@@ -10,9 +39,15 @@ import numpy as np
 
 from . import _lai_fast
 from ._validation import check_vector, query_segments
+from .losses import BUILTIN_LOSSES, QSLoss, get_loss
 
-LOSSES = {"ap": _lai_fast.LOSS_AP, "ndcg": _lai_fast.LOSS_NDCG, "roc": _lai_fast.LOSS_ROC}
-METHODS = {"qs": _lai_fast.METHOD_QS, "greedy": _lai_fast.METHOD_GREEDY}
+LOSSES = {name: loss.code for name, loss in BUILTIN_LOSSES.items()}
+METHODS = {"qs": _lai_fast.METHOD_QS, "greedy": _lai_fast.METHOD_GREEDY,
+           "search": _lai_fast.METHOD_SEARCH, "select": _lai_fast.METHOD_SELECT,
+           "search+select": _lai_fast.METHOD_SEARCH_SELECT}
+# methods that need f_j unimodal (2014 Proposition 1): AP and ROC area only
+SEARCH_METHODS = ("search", "search+select")
+SEARCH_LOSSES = ("ap", "roc")
 
 
 @dataclass
@@ -39,14 +74,28 @@ class InferenceResult:
 
 
 def _check_choice(value, name, choices):
-    if value not in choices:
+    if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
     return choices[value]
 
 
 def check_binary_labels(labels, n, name="labels"):
-    """Relevance mask (label > 0) of a finite label vector of length n."""
-    return check_vector(labels, name, n=n) > 0
+    """Relevance mask of a binary label vector of length n: labels in {0, 1} or
+    {−1, +1} (or bool); relevant means label > 0."""
+    labels = check_vector(labels, name, n=n)
+    values = np.unique(labels)
+    if not (np.isin(values, (0.0, 1.0)).all() or np.isin(values, (-1.0, 1.0)).all()):
+        shown = ", ".join(f"{v:g}" for v in values[:5]) + (", ..." if len(values) > 5 else "")
+        raise ValueError(f"{name}: must be binary (0/1 or -1/+1); got values {shown}")
+    return labels > 0
+
+
+def _check_method(method, loss):
+    code = _check_choice(method, "method", METHODS)
+    if method in SEARCH_METHODS and (loss.code is None or loss.name not in SEARCH_LOSSES):
+        raise ValueError(f"method {method!r} needs a loss whose f_j is unimodal (AP or ROC "
+                         f"area); got loss {loss.name!r}: use 'qs', 'greedy' or 'select'")
+    return code
 
 
 def true_coef(relevant):
@@ -66,42 +115,73 @@ def loss_augmented_inference(scores, labels, loss="ap", method="qs"):
     scores : array-like of shape (n_samples,)
         Finite scores s = Xw.
     labels : array-like of shape (n_samples,)
-        Relevant means label > 0; at least one relevant and one non-relevant sample.
-    loss : {"ap", "ndcg", "roc"}
-        1 − AP, 1 − NDCG (binary relevance, D(i) = 1/log2(1+i)), or the fraction of
-        swapped positive/negative pairs (1 − ROC area).
-    method : {"qs", "greedy"}
-        "qs": the quicksort-flavoured O(N log P) algorithm (2018 paper, Alg. 1);
-        "greedy": Yue et al.'s O(NP) algorithm (2014 paper, Alg. 1), the reference.
+        Binary relevance (0/1 or −1/+1); at least one relevant and one non-relevant.
+    loss : {"ap", "ndcg", "roc"} or svmrank.losses.QSLoss
+        1 − AP, 1 − NDCG (binary relevance, D(i) = 1/log2(1+i)), the fraction of
+        swapped positive/negative pairs (1 − ROC area), or a user's QS-suitable loss
+        (checked for C1-C3 on this problem size first).
+    method : {"qs", "greedy", "search", "select", "search+select"}
+        See the module docstring; "search" and "search+select" for AP and ROC area only.
 
     Returns
     -------
     InferenceResult
     """
-    loss_code = _check_choice(loss, "loss", LOSSES)
-    method_code = _check_choice(method, "method", METHODS)
+    loss_obj = get_loss(loss)
+    method_code = _check_method(method, loss_obj)
     scores = check_vector(scores, "scores")
     relevant = check_binary_labels(labels, scores.shape[0])
     n_pos = int(relevant.sum())
     if n_pos == 0 or n_pos == relevant.size:
         raise ValueError("labels: need at least one relevant (label > 0) and one "
                          f"non-relevant sample; got {n_pos} relevant of {relevant.size}")
-    coef, ranks, losses, objectives = _run(scores, relevant, None, loss_code, method_code)
+    coef, ranks, losses, objectives = _run(scores, relevant, None, loss_obj, method_code)
     return InferenceResult(float(objectives[0]), float(losses[0]), coef, ranks)
 
 
-def _run(scores, relevant, segments, loss_code, method_code):
+def _run(scores, relevant, segments, loss, method_code):
     n = scores.shape[0]
     order, offsets = segments if segments is not None else query_segments(None, n)
+    order = order.astype(np.intp, copy=False)
+    offsets = offsets.astype(np.intp, copy=False)
     n_queries = len(offsets) - 1
     coef = np.empty(n)
     ranks = np.empty(n, dtype=np.intp)
     losses = np.empty(n_queries)
     objectives = np.empty(n_queries)
-    _lai_fast.lai_queries(scores, relevant.view(np.uint8), order.astype(np.intp, copy=False),
-                          offsets.astype(np.intp, copy=False), loss_code, method_code,
-                          coef, ranks, losses, objectives)
+    rel8 = relevant.view(np.uint8)
+    if loss.code is not None:
+        _lai_fast.lai_queries(scores, rel8, order, offsets, loss.code, method_code,
+                              coef, ranks, losses, objectives)
+        return coef, ranks, losses, objectives
+    # a user loss: check C1-C3 for every problem size, then call back for its steps
+    n_pos = np.add.reduceat(relevant[order].astype(np.int64), offsets[:-1]) if n else np.zeros(0)
+    n_neg = np.diff(offsets) - n_pos
+    dmax = 0.0
+    for P, N in set(zip(n_pos.tolist(), n_neg.tolist())):
+        if P and N:
+            dmax = max(dmax, loss.ensure_checked(P, N))
+    _lai_fast.lai_queries(scores, rel8, order, offsets, _lai_fast.LOSS_USER, method_code,
+                          coef, ranks, losses, objectives, loss.kernel_steps, dmax)
+    for q in range(n_queries):
+        if np.isnan(losses[q]):
+            continue
+        rows = order[offsets[q]:offsets[q + 1]]
+        neg = rows[~relevant[rows]]
+        neg = neg[np.lexsort((neg, -scores[neg]))]  # rank j = position + 1
+        value = _user_loss_value(loss, ranks[neg], int(n_pos[q]), len(neg))
+        losses[q] = value
+        objectives[q] += value
     return coef, ranks, losses, objectives
+
+
+def _user_loss_value(loss, r, P, N):
+    """Δ = Σ_j δ_j(r_j) = −Σ_{k=1}^{P} Σ_{j : r_j ≤ k} step(k, j) (r non-decreasing)."""
+    counts = np.searchsorted(r, np.arange(1, P + 1), side="right")  # #{j : r_j ≤ k}
+    total = 0.0
+    for k in np.flatnonzero(counts):
+        total -= loss.steps(k + 1, np.arange(1, counts[k] + 1), P, N).sum()
+    return float(total)
 
 
 def lai_queries(scores, relevant, order, offsets, loss="ap", method="qs"):
@@ -114,7 +194,7 @@ def lai_queries(scores, relevant, order, offsets, loss="ap", method="qs"):
     order, offsets : ndarray of int64
         As returned by ``svmrank._validation.query_segments``: query q is the rows
         ``order[offsets[q]:offsets[q+1]]``.
-    loss, method : str
+    loss, method : str (loss may be a QSLoss)
         As for :func:`loss_augmented_inference`.
 
     Returns
@@ -127,7 +207,7 @@ def lai_queries(scores, relevant, order, offsets, loss="ap", method="qs"):
 
     Inputs are not validated here: callers validate once at their boundary.
     """
-    coef, _, losses, objectives = _run(scores, relevant, (order, offsets),
-                                       _check_choice(loss, "loss", LOSSES),
-                                       _check_choice(method, "method", METHODS))
+    loss_obj = get_loss(loss)
+    coef, _, losses, objectives = _run(scores, relevant, (order, offsets), loss_obj,
+                                       _check_method(method, loss_obj))
     return coef, losses, objectives

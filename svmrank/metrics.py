@@ -63,6 +63,67 @@ def roc_auc(y_true, scores):
     return float((ranks[rel].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 
 
+def _true_class_rank(y_true, scores, classes):
+    """0-based rank of each sample's true class in its row of scores (n, m): the classes
+    scored higher, plus the equally scored classes of lower index (ties go to the lower
+    class index, as ``argmax`` does)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim != 2:
+        raise ValueError(f"scores: expected a 2-d array (n_samples, n_classes), got {scores.ndim}-d")
+    if not np.all(np.isfinite(scores)):
+        raise ValueError("scores: contains NaN or infinite values")
+    n, m = scores.shape
+    classes = np.arange(m) if classes is None else np.asarray(classes)
+    if classes.shape != (m,):
+        raise ValueError(f"classes: expected {m} labels (one per score column), got shape {classes.shape}")
+    y_true = np.asarray(y_true)
+    if y_true.shape != (n,):
+        raise ValueError(f"y_true: expected shape ({n},), got {y_true.shape}")
+    order = np.argsort(classes, kind="stable")
+    pos = np.clip(np.searchsorted(classes, y_true, sorter=order), 0, m - 1)
+    idx = order[pos]
+    unknown = classes[idx] != y_true
+    if np.any(unknown):
+        bad = y_true[unknown][0]
+        bad = bad.item() if isinstance(bad, np.generic) else bad
+        raise ValueError(f"y_true: label {bad!r} is not one of classes")
+    true_score = scores[np.arange(n), idx][:, None]
+    lower = np.arange(m)[None, :] < idx[:, None]
+    return np.sum((scores > true_score) | ((scores == true_score) & lower), axis=1)
+
+
+def top_k_accuracy(y_true, scores, k=1, classes=None):
+    """Fraction of samples whose true class is among the k highest scored classes.
+
+    Parameters
+    ----------
+    y_true : array-like, shape (n,)
+        True labels: class indices 0..m-1, or labels from ``classes``.
+    scores : array-like, shape (n, m)
+        One score per class (e.g. ``TopKSVM.decision_function``).
+    k : int
+        1 <= k <= m.
+    classes : array-like, shape (m,), optional
+        The label of each score column (e.g. ``estimator.classes_``).
+
+    Ties go to the lower column index, so top-1 accuracy agrees with ``argmax``.
+    """
+    return float(top_k_accuracies(y_true, scores, [k], classes)[0])
+
+
+def top_k_accuracies(y_true, scores, ks=range(1, 11), classes=None):
+    """Top-k accuracy for each k in ``ks`` (default 1..10; each 1 <= k <= m) as a float
+    array; see :func:`top_k_accuracy`."""
+    rank = _true_class_rank(y_true, scores, classes)
+    m = np.shape(scores)[1]
+    out = []
+    for k in ks:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= m:
+            raise ValueError(f"k must be an integer in 1..{m} (the number of classes), got {k!r}")
+        out.append(np.mean(rank < k) if len(rank) else np.nan)
+    return np.array(out, dtype=np.float64)
+
+
 def mean_over_queries(metric, y_true, scores, qid=None, **kwargs):
     """Mean of ``metric`` over queries, skipping queries where it is undefined (NaN).
 

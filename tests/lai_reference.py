@@ -81,3 +81,33 @@ def _coef_of(order, rel):
             coef[k] = -(pos_above - (P - pos_above)) / (P * N)
             neg_above += 1
     return coef
+
+
+def exact_opt_ranks(scores, labels, loss):
+    """Interleaving rank of every negative (input order; 0 for positives) in the
+    exact-arithmetic most violated ranking with ties broken upward, opt_j = the largest
+    maximiser of f_j (2018 supplement §2). Rational arithmetic: AP and ROC area only
+    (the NDCG discount is irrational)."""
+    from fractions import Fraction
+    scores = [Fraction(float(s)) for s in scores]
+    rel = np.asarray(labels) > 0
+    n = len(scores)
+    pos = sorted(np.flatnonzero(rel), key=lambda k: (-scores[k], k))
+    neg = sorted(np.flatnonzero(~rel), key=lambda k: (-scores[k], k))
+    P, N = len(pos), len(neg)
+    ranks = np.zeros(n, dtype=int)
+    for j, k in enumerate(neg, start=1):
+        f, best_f, best = Fraction(0), Fraction(0), 1
+        for i in range(1, P + 1):
+            if loss == "ap":
+                step = Fraction(j - 1, j + i - 1) - Fraction(j, j + i)
+                step /= P
+            elif loss == "roc":
+                step = Fraction(-1, P * N)
+            else:
+                raise ValueError(loss)
+            f += Fraction(2, P * N) * (scores[pos[i - 1]] - scores[k]) + step
+            if f >= best_f:
+                best_f, best = f, i + 1
+        ranks[k] = best
+    return ranks

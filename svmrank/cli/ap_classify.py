@@ -7,6 +7,9 @@ import time
 import numpy as np
 
 from .. import __version__
+from ..bags import check_bag_labels, check_bags, load_bags
+from ..estimators.high_order import from_linear_model
+from ..graph import edges_for_examples
 from ..io.atomic import atomic_write
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
@@ -31,6 +34,15 @@ def build_parser():
                    help="verbosity: 0 quiet, 1 statistics (default 1)")
     p.add_argument("-f", type=int, default=1, metavar="1",
                    help="output format: 1 = value of the decision function (the only one)")
+    p.add_argument("--latent", action="store_true",
+                   help="bags of candidates (qid = bag id, contiguous): write one score per "
+                        "bag, its highest candidate score, in order of first appearance, "
+                        "and report the bag ranking's statistics")
+    p.add_argument("--edges", metavar="FILE", default=None,
+                   help="high-order models (svm_ap_learn --model): links among the examples, "
+                        "'u v' per line (0-based rows); scores are max-marginal differences")
+    p.add_argument("--groups", metavar="KEY", default=None,
+                   help="high-order models: link examples sharing 'qid' or KEY=value in the comment")
     return p
 
 
@@ -40,10 +52,22 @@ def classify(argv):
     if args.f != 1:
         raise CLIError(f"-f {args.f} is not supported: only -f 1 (decision values)")
     model = read_model(args.model_file)
-    X, y, qid = load_svmlight(args.example_file, n_features=model.n_features,
-                              ignore_extra_features=True)
+    load = load_bags if args.latent else load_svmlight
+    high_order = model.metadata.get("model") in ("hob", "hoap")
+    if (args.edges or args.groups) and (not high_order or args.latent):
+        raise CLIError("--edges and --groups need a high-order model (svm_ap_learn --model)")
+    by_comment = {"return_comments": True} if args.groups not in (None, "qid") else {}
+    X, y, qid, *rest = load(args.example_file, n_features=model.n_features,
+                            ignore_extra_features=True, **by_comment)
     start = time.process_time()
     scores = X @ model.w - model.b
+    if high_order:  # Dokania et al. 2014 eq. 11: s_i = m_i+ - m_i- on the examples' graph
+        edges = edges_for_examples(X.shape[0], args.edges, args.groups, qid,
+                                   rest[0] if by_comment else None)
+        scores = from_linear_model(model).decision_function(X, edges=edges)
+    if args.latent:  # behl2014 eq. 6-7: a bag scores its best candidate
+        bags = check_bags(qid, X.shape[0])
+        scores, y, qid = bags.max(scores), check_bag_labels(y, bags), np.zeros(bags.n_bags)
     runtime = time.process_time() - start
     with atomic_write(args.output_file) as fh:
         fh.write("".join(f"{s:.8f}\n" for s in scores.tolist()))

@@ -5,6 +5,10 @@ import sys
 import time
 
 from .. import __version__
+from ..bags import load_bags
+from ..estimators.high_order import HOAPSVM, HOBSVM, to_linear_model
+from ..estimators.latent import LatentAPSVM, LatentSVM
+from ..graph import edges_for_examples
 from ..estimators.ranking import BinarySVM, RankSVM
 from ..inference import METHODS
 from ..io.model_file import LinearModel, write_model
@@ -57,6 +61,22 @@ def build_parser():
                         "have no threshold and ignore it")
     p.add_argument("--lai", choices=sorted(METHODS), default="qs",
                    help="loss-augmented inference algorithm (default qs)")
+    p.add_argument("--approx", type=float, default=None, metavar="K",
+                   help="AP-SVM-APPX: keep the top K%% (0-100) of the samples a binary SVM "
+                        "classifies with margin >= 1 as hard constraints and optimise the "
+                        "rank loss on the rest (default: exact problem)")
+    p.add_argument("--latent", action="store_true",
+                   help="bags of candidates: one candidate per line, qid = bag id, '# known' "
+                        "marks a bag's known candidate; trains latent AP-SVM (-l ap) or "
+                        "latent SVM (-l 2) by CCCP")
+    p.add_argument("--model", choices=["hob", "hoap"], default=None,
+                   help="high-order ranking (Dokania et al. 2014) over linked examples: "
+                        "HOB-SVM or HOAP-SVM (pairwise term eta = 1 on all features)")
+    p.add_argument("--edges", metavar="FILE", default=None,
+                   help="with --model: links, 'u v' per line (0-based example rows)")
+    p.add_argument("--groups", metavar="KEY", default=None,
+                   help="with --model: link examples sharing a key: 'qid', or KEY=value "
+                        "in the example's comment")
     return p
 
 
@@ -78,16 +98,35 @@ def parse_options(argv):
         raise CLIError(f"-#: expected a positive number of iterations, got {args.max_iter}")
     if not args.bias >= 0:
         raise CLIError(f"--b: expected a value >= 0, got {args.bias}")
+    if args.approx is not None and not 0 <= args.approx <= 100:
+        raise CLIError(f"--approx: expected a percentage in [0, 100], got {args.approx:g}")
     args.loss = LOSS_CODES[args.l]
+    if (args.edges or args.groups) and not args.model:
+        raise CLIError("--edges and --groups need --model hob or hoap")
+    if args.model and not (args.edges or args.groups):
+        raise CLIError(f"--model {args.model} needs --edges FILE or --groups KEY")
+    if args.model and (args.latent or args.approx is not None):
+        raise CLIError("--model cannot be combined with --latent or --approx")
+    if args.approx is not None and (args.latent or args.loss == "error"):
+        raise CLIError("--approx needs a rank loss (-l ap, ndcg or roc) without --latent")
     return args
 
 
 def make_estimator(args):
     """The estimator the options describe."""
     common = dict(C=args.c, epsilon=args.e, max_iter=args.max_iter, verbose=int(args.v >= 1))
+    if args.model:
+        return (HOAPSVM if args.model == "hoap" else HOBSVM)(bias=args.bias, **common)
+    if args.latent:
+        if args.loss not in ("ap", "error"):
+            raise CLIError(f"--latent supports -l ap (latent AP-SVM) and -l 2 (latent SVM), "
+                           f"not {args.l!r}")
+        common["verbose"] = int(args.v >= 2)  # CCCP lines only at -v 2
+        return LatentSVM(bias=args.bias, **common) if args.loss == "error" else \
+            LatentAPSVM(lai=args.lai, **common)
     if args.loss == "error":
         return BinarySVM(bias=args.bias, **common)
-    return RankSVM(loss=args.loss, lai=args.lai, **common)
+    return RankSVM(loss=args.loss, lai=args.lai, approx=args.approx, **common)
 
 
 def learn(argv):
@@ -95,16 +134,32 @@ def learn(argv):
     args = parse_options(argv)
     estimator = make_estimator(args)
     start = time.perf_counter()
-    X, y, qid = load_svmlight(args.example_file)
+    if args.latent:
+        X, y, qid, known = load_bags(args.example_file)
+    elif args.model and args.groups not in (None, "qid"):  # group keys in the comments
+        X, y, qid, comments = load_svmlight(args.example_file, return_comments=True)
+    else:
+        X, y, qid = load_svmlight(args.example_file)
     if args.v >= 1:
         print(f"Reading training examples... {X.shape[0]} examples, {X.shape[1]} features, "
               f"{len(set(qid.tolist()))} queries.", flush=True)
-    estimator.fit(X, y, qid=qid if (qid != 0).any() else None)
+    if args.latent:
+        estimator.fit(X, y, bags=qid, known=known)
+    elif args.model:
+        keys = comments if args.groups not in (None, "qid") else None
+        estimator.fit(X, y, edges=edges_for_examples(X.shape[0], args.edges, args.groups, qid, keys))
+    else:
+        estimator.fit(X, y, qid=qid if (qid != 0).any() else None)
     elapsed = time.perf_counter() - start
     metadata = {"svmrank": __version__, "loss": args.loss, "C": f"{args.c:g}",
                 "epsilon": f"{args.e:g}", "iterations": str(estimator.n_iter_),
                 "n_train": str(X.shape[0])}
-    model = LinearModel(w=estimator.coef_, b=0.0 - float(estimator.intercept_), metadata=metadata)
+    if args.latent:
+        metadata.update(latent="1", cccp_iterations=str(estimator.n_outer_iter_))
+    if args.model:
+        model = to_linear_model(estimator, metadata)
+    else:
+        model = LinearModel(w=estimator.coef_, b=0.0 - float(estimator.intercept_), metadata=metadata)
     write_model(args.model_file, model)
     if args.v >= 1:
         r = estimator.result_

@@ -5,6 +5,7 @@ import numpy as np
 from .._validation import check_matrix, check_positive, check_vector
 from ..learners.cutting_plane import cutting_plane
 from ..metrics import average_precision, mean_over_queries, ndcg, roc_auc
+from ..problems.appx import APPX_BIAS, APPXProblem
 from ..problems.binary import BinaryProblem
 from ..problems.ranking import RankingProblem
 from .base import BaseEstimator, LinearScorerMixin
@@ -54,36 +55,60 @@ class RankSVM(_CuttingPlaneEstimator):
         Stopping tolerance on the constraint violation (SVM-struct's ``-e``).
     max_iter : int
         Cap on cutting-plane iterations.
-    lai : {"qs", "greedy"}
-        Loss-augmented inference method.
+    lai : {"qs", "greedy", "search", "select", "search+select"}
+        Loss-augmented inference method (svmrank.inference; "search" and
+        "search+select" for AP and ROC area only).
     verbose : int
         1 prints one line per cutting-plane iteration.
+    approx : float in [0, 100], optional
+        AP-SVM-APPX (2014 paper, §3.3): train a binary SVM first, keep the top
+        ``approx`` % (by margin) of the samples it classifies with margin ≥ 1 as easy
+        (hard constraints y·(w·x + b) ≥ 1) and optimise the rank loss on the rest.
+        None (default): the exact problem.
 
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
-    intercept_ : float (always 0)
+    intercept_ : float (0, or with ``approx`` the bias of the easy-sample constraints)
     n_iter_, n_constraints_, objective_, duality_gap_ : learner report
     n_features_in_ : int
+    n_easy_ : int
+        With ``approx``: the number of easy samples (hard constraints).
     """
 
-    def __init__(self, loss="ap", C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0):
+    def __init__(self, loss="ap", C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0,
+                 approx=None):
         self.loss = loss
         self.C = C
         self.epsilon = epsilon
         self.max_iter = max_iter
         self.lai = lai
         self.verbose = verbose
+        self.approx = approx
 
     def fit(self, X, y, qid=None):
         """Fit on X (dense or CSR), relevance y (> 0 relevant) and optional queries."""
         self._check_common()
         X = check_matrix(X)
+        if getattr(self, "approx", None) is not None:
+            return self._fit_approx(X, y, qid)
         problem = RankingProblem(X, y, qid=qid, loss=self.loss, lai=self.lai)
         result = self._run(problem, X.shape[1])
         self.coef_ = result.w
         self.intercept_ = 0.0
         self.n_queries_skipped_ = problem.n_skipped
+        return self
+
+    def _fit_approx(self, X, y, qid):
+        appx = APPXProblem(X, y, qid=qid, approx=self.approx, loss=self.loss, lai=self.lai,
+                           C=self.C, epsilon=self.epsilon, max_iter=int(self.max_iter),
+                           verbose=self.verbose)
+        result = self._run(appx.stage2, X.shape[1], hard_constraints=appx.hard_constraints)
+        d = X.shape[1]
+        self.coef_ = result.w[:d]
+        self.intercept_ = float(result.w[d] * APPX_BIAS)
+        self.n_queries_skipped_ = appx.stage2.n_skipped
+        self.n_easy_ = int(appx.easy.sum())
         return self
 
     def score(self, X, y, qid=None):
@@ -97,13 +122,14 @@ class APSVM(RankSVM):
     Parameters are those of :class:`RankSVM` except ``loss``, which is always "ap".
     """
 
-    def __init__(self, C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0):
+    def __init__(self, C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0,
+                 approx=None):
         super().__init__(loss="ap", C=C, epsilon=epsilon, max_iter=max_iter, lai=lai,
-                         verbose=verbose)
+                         verbose=verbose, approx=approx)
 
     @classmethod
     def _param_names(cls):
-        return ["C", "epsilon", "lai", "max_iter", "verbose"]
+        return ["C", "approx", "epsilon", "lai", "max_iter", "verbose"]
 
 
 class BinarySVM(_CuttingPlaneEstimator):

@@ -1,0 +1,83 @@
+"""``svm_topk_classify [options] example_file model_file output_file``: apply a linear
+SVM-multiclass model (ours or svm_multiclass_learn's), write svm_multiclass_classify's
+prediction lines ``label score_1 ... score_m`` and print top-1..top-5 accuracy."""
+import sys
+import time
+
+import numpy as np
+
+from .. import __version__
+from ..io.atomic import atomic_write
+from ..io.multiclass_model import format_label, read_multiclass_model
+from ..io.svmlight import load_svmlight
+from ..metrics import top_k_accuracies
+from .common import StructArgumentParser, run
+
+EPILOG = """\
+Each output line holds the predicted label and the score of every class, in the
+model's class order (1..m, or the original labels the model's metadata lists).
+Features beyond the model's number of base features are ignored, as SVM-light
+does. Test examples whose label is not a class of the model count as errors.
+Top-k accuracy: the true class is among the k highest scores (ties go to the
+class listed first).
+"""
+
+
+def build_parser():
+    p = StructArgumentParser("svm_topk_classify", f"svmrank {__version__}: apply a linear "
+                             "multiclass model to examples.", EPILOG)
+    p.add_argument("example_file", help="examples to classify (SVMlight format)")
+    p.add_argument("model_file", help="linear SVM-multiclass model")
+    p.add_argument("output_file", help="where to write the predictions")
+    p.add_argument("-v", type=int, default=1, metavar="[0..3]",
+                   help="verbosity: 0 quiet, 1 statistics (default 1)")
+    return p
+
+
+def classify(argv):
+    """Predict, write the output file atomically, print the statistics."""
+    args = build_parser().parse_args(argv)
+    model = read_multiclass_model(args.model_file)
+    X, y, _ = load_svmlight(args.example_file, n_features=model.coef.shape[1],
+                            ignore_extra_features=True)
+    start = time.process_time()
+    scores = np.asarray(X @ model.coef.T)
+    predicted = model.classes[np.argmax(scores, axis=1)]
+    runtime = time.process_time() - start
+    labels = [format_label(c) for c in model.classes]
+    with atomic_write(args.output_file) as fh:
+        fh.write("".join(labels[j] + "".join(f" {s:.8g}" for s in row) + "\n"
+                         for j, row in zip(np.argmax(scores, axis=1).tolist(), scores.tolist())))
+    if args.v >= 1:
+        print(summary(y, scores, model.classes, runtime), flush=True)
+    return 0
+
+
+def summary(y, scores, classes, runtime):
+    """The statistics block: svm_multiclass_classify's lines plus top-1..top-5 accuracy."""
+    n, m = scores.shape
+    known = np.isin(y, classes)
+    ks = list(range(1, min(5, m) + 1))
+    if known.any():
+        accs = top_k_accuracies(y[known], scores[known], ks, classes) * known.sum() / n
+    else:
+        accs = np.zeros(len(ks))
+    correct = int(np.sum(classes[np.argmax(scores, axis=1)] == y))
+    lines = [f"Classified {n} examples ({m} classes).",
+             f"Runtime (without IO) in cpu-seconds: {runtime:.2f}",
+             f"Zero/one-error on test set: {100.0 * (n - correct) / n:.2f}% "
+             f"({correct} correct, {n - correct} incorrect, {n} total)"]
+    if not known.all():
+        lines.append(f"{int((~known).sum())} examples have a label that is not a class of the "
+                     f"model (counted as errors).")
+    lines.append("Top-k accuracy: " + ", ".join(f"top-{k} {100 * a:.2f}%" for k, a in zip(ks, accs)))
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    """Entry point of ``svm_topk_classify``: returns the exit status."""
+    return run(classify, argv, prog="svm_topk_classify")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""``svm_topk_learn [options] example_file model_file``: svm_multiclass_learn's
+interface for the top-k multiclass SVM (Lapin et al. 2015), trained by Prox-SDCA;
+writes an SVM-multiclass V2.20 linear model."""
+import sys
+import time
+
+import numpy as np
+
+from .. import __version__
+from ..estimators.topk import TopKSVM
+from ..io.multiclass_model import MulticlassModel, format_label, write_multiclass_model
+from ..io.svmlight import load_svmlight
+from .common import CLIError, StructArgumentParser, positive_float, run
+
+# SVM-multiclass counts the 0/1 loss in percent (100 * Delta) and divides C by n.
+LOSS_SCALE = 100.0
+
+EPILOG = """\
+-c means what it means for svm_multiclass_learn: the objective is
+  1/2 sum_c |w_c|^2 + (C/n) sum_i xi_i,  with margins of 100 (the loss in percent).
+With -k 1 the optimum is svm_multiclass_learn's; the model stores those weights
+(100 times TopKSVM's coef_ for TopKSVM(C = C / (100 n)), see the README).
+
+-k sets the top-k hinge loss (1 <= k < number of classes; 1 = Crammer-Singer):
+  --loss alpha  max(0, mean of the k largest margin violations)   (default)
+  --loss beta   mean of the k largest max(0, margin violation)
+-e is the relative duality gap (P - D) / max(|P|, |D|) at which Prox-SDCA stops,
+not SVM-struct's constraint tolerance. -# caps the epochs (passes over the data).
+
+Labels: if every label is a positive integer, the classes are 1..max label and
+each must have an example (SVM-multiclass's convention). Other labels (0, negative
+or fractional) are sorted and become classes 1..m in the model file, which keeps
+the original labels in its metadata (svm_topk_classify prints them back).
+Only the linear kernel is supported. Every error exits with a non-zero status.
+"""
+
+
+def build_parser():
+    p = StructArgumentParser("svm_topk_learn", f"svmrank {__version__}: train a linear top-k "
+                             "multiclass SVM (svm_multiclass_learn options).", EPILOG)
+    p.add_argument("example_file", help="training data (SVMlight format, class labels)")
+    p.add_argument("model_file", help="where to write the learned model")
+    p.add_argument("-c", type=positive_float("-c"), default=None, metavar="float",
+                   help="C: trade-off between training error and margin (required)")
+    p.add_argument("-e", type=positive_float("-e"), default=1e-3, metavar="float",
+                   help="epsilon: relative duality gap to stop at (default 0.001)")
+    p.add_argument("-k", type=int, default=1, metavar="int",
+                   help="k of the top-k hinge loss (default 1)")
+    p.add_argument("--loss", choices=("alpha", "beta"), default="alpha",
+                   help="top-k hinge loss variant (default alpha)")
+    p.add_argument("-#", dest="max_epoch", type=int, default=1000, metavar="int",
+                   help="maximum number of epochs (default 1000)")
+    p.add_argument("--gap-every", dest="gap_every", type=int, default=5, metavar="int",
+                   help="compute the duality gap every this many epochs (default 5)")
+    p.add_argument("--seed", type=int, default=0, metavar="int",
+                   help="seed of the random order of each epoch (default 0)")
+    p.add_argument("-v", type=int, default=1, metavar="[0..3]",
+                   help="verbosity: 0 quiet, 1 summary, 2 the gap at every check (default 1)")
+    p.add_argument("-y", type=int, default=0, metavar="[0..3]", help="accepted, unused")
+    return p
+
+
+def parse_options(argv):
+    """Parse and check the options; raise CLIError naming the bad one."""
+    args = build_parser().parse_args(argv)
+    if args.c is None:
+        raise CLIError("-c is required: the trade-off C > 0, as for svm_multiclass_learn")
+    if args.k < 1:
+        raise CLIError(f"-k: expected an integer >= 1, got {args.k}")
+    if args.max_epoch < 1:
+        raise CLIError(f"-#: expected a positive number of epochs, got {args.max_epoch}")
+    if args.gap_every < 1:
+        raise CLIError(f"--gap-every: expected a positive number of epochs, got {args.gap_every}")
+    return args
+
+
+def class_labels(y, source):
+    """Sorted class labels of a training file (see EPILOG for the convention)."""
+    present = np.unique(y)
+    if np.all((present >= 1) & (present == np.round(present))):
+        classes = np.arange(1, int(present.max()) + 1, dtype=np.float64)
+        missing = np.setdiff1d(classes, present)
+        if len(missing):
+            raise ValueError(f"{source}: class {format_label(missing[0])} has no example "
+                             f"(SVM-multiclass classes are 1..{len(classes)}; every class "
+                             f"needs at least one)")
+    else:
+        classes = present
+    if len(classes) < 2:
+        raise ValueError(f"{source}: needs examples of at least 2 classes, found "
+                         f"{len(classes)}")
+    return classes
+
+
+def learn(argv):
+    """Train and write the model; errors propagate (see :func:`main`)."""
+    args = parse_options(argv)
+    start = time.perf_counter()
+    X, y, _ = load_svmlight(args.example_file)
+    classes = class_labels(y, args.example_file)
+    n, m = X.shape[0], len(classes)
+    if args.k >= m:
+        raise ValueError(f"-k {args.k}: must be smaller than the number of classes ({m}) "
+                         f"in {args.example_file}")
+    if args.v >= 1:
+        print(f"Reading training examples... {n} examples, {X.shape[1]} features, "
+              f"{m} classes.", flush=True)
+    estimator = TopKSVM(k=args.k, loss=args.loss, C=args.c / (LOSS_SCALE * n), epsilon=args.e,
+                        max_epoch=args.max_epoch, check_gap_every=args.gap_every,
+                        random_state=args.seed, verbose=int(args.v >= 2))
+    estimator.fit(X, y)
+    elapsed = time.perf_counter() - start
+    metadata = {"svmrank": __version__, "model": "topk-svm", "k": str(args.k),
+                "loss": args.loss, "C": f"{args.c:g}", "epsilon": f"{args.e:g}",
+                "epochs": str(estimator.n_iter_), "gap": f"{estimator.duality_gap_:.3g}"}
+    model = MulticlassModel(coef=LOSS_SCALE * estimator.coef_, classes=classes, n_train=n,
+                            metadata=metadata)
+    write_multiclass_model(args.model_file, model)
+    if args.v >= 1:
+        scale = LOSS_SCALE ** 2  # objective on svm_multiclass_learn's scale
+        converged = estimator.duality_gap_ <= args.e
+        print(f"{'Converged' if converged else 'Stopped at -# (not converged)'} after "
+              f"{estimator.n_iter_} epochs; objective {scale * estimator.primal_objective_:.8g}, "
+              f"dual {scale * estimator.dual_objective_:.8g}, relative duality gap "
+              f"{estimator.duality_gap_:.3g}; {elapsed:.2f}s.\n"
+              f"Writing model file {args.model_file}... done", flush=True)
+    return 0
+
+
+def main(argv=None):
+    """Entry point of ``svm_topk_learn``: returns the exit status."""
+    return run(learn, argv, prog="svm_topk_learn")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

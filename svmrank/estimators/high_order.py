@@ -1,0 +1,308 @@
+"""High-order ranking estimators (Dokania et al. 2014): HOB-SVM and HOAP-SVM.
+
+Both take the samples X with ``edges``, pairs of similar samples (0-based rows of X,
+see :mod:`svmrank.graph` for builders from a file, from groups or from networkx), and
+rank the samples by the difference of max-marginals s_i = m_i⁺ − m_i⁻ (eq. 11), which
+depends on the neighbours of i through the pairwise term. With η = 0 (no pairwise
+term) HOB-SVM is a class-weighted binary SVM and HOAP-SVM is AP-SVM.
+"""
+import numpy as np
+
+from .._validation import check_matrix, check_positive, check_vector
+from ..graph import max_score_labelling
+from ..learners.cccp import cccp
+from ..learners.cutting_plane import cutting_plane
+from ..metrics import average_precision
+from ..problems.high_order import HighOrderFeatures, HOAPProblem, HOBProblem, LabellingSet
+from .base import BaseEstimator
+
+
+def _check_int(value, name, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _no_edges():
+    return np.zeros((0, 2), dtype=np.int64)
+
+
+class _HighOrderEstimator(BaseEstimator):
+    """Shared prediction: features of (X, edges) with the fitted w."""
+
+    def _check_common(self):
+        check_positive(self.C, "C")
+        check_positive(self.eta, "eta", allow_zero=True)
+        check_positive(self.epsilon, "epsilon")
+        check_positive(self.bias, "bias", allow_zero=True)
+        _check_int(self.max_iter, "max_iter")
+
+    def _features(self, X, edges):
+        return HighOrderFeatures(X, _no_edges() if edges is None else edges, eta=self.eta,
+                                 pairwise_features=self.pairwise_features, bias=self.bias)
+
+    def _check_fitted(self):
+        if not hasattr(self, "coef_"):
+            raise AttributeError(f"This {type(self).__name__} instance is not fitted yet; call fit first")
+
+    def _test_features(self, X, edges):
+        self._check_fitted()
+        X = check_matrix(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
+                             f"was fitted with {self.n_features_in_} features")
+        return self._features(X, edges)
+
+    def _store(self, features, w):
+        k = features.d_unary
+        self.coef_ = np.array(w, dtype=np.float64)
+        # the QP's sign bounds hold up to rounding (|w₂| ~ 1e-17 above zero)
+        self.coef_[features.pairwise_slice] = np.minimum(self.coef_[features.pairwise_slice], 0.0)
+        self.unary_coef_ = self.coef_[:k] - self.coef_[k:2 * k]
+        self.pairwise_coef_ = self.coef_[features.pairwise_slice]
+        self.pairwise_index_ = features.pairwise_index
+        self.n_features_in_ = features.n_input_features
+
+    def decision_function(self, X, edges=None):
+        """Ranking scores s_i = m_i⁺ − m_i⁻ of the rows of X linked by ``edges``."""
+        f = self._test_features(X, edges)
+        return f.ranking_scores(self.coef_)
+
+    def predict(self, X, edges=None):
+        """The labelling of largest score (one graph cut), as 0/1 integers."""
+        f = self._test_features(X, edges)
+        y, _ = max_score_labelling(f.unary(self.coef_), f.pairs, f.edge_weights(self.coef_))
+        return y.astype(np.int64)
+
+    def score(self, X, y, edges=None):
+        """AP of the ranking by :meth:`decision_function`."""
+        return average_precision(y, self.decision_function(X, edges))
+
+
+class HOBSVM(_HighOrderEstimator):
+    """High-order binary SVM (Dokania et al. 2014, §3, eq. 4-11).
+
+    Learns w = (w₁⁺; w₁⁻; w₂), w₂ ≤ 0, by the 1-slack cutting-plane algorithm on the
+    weighted 0-1 loss of eq. (7) (loss-augmented inference = one graph cut), and ranks
+    by the difference of max-marginals.
+
+    Parameters
+    ----------
+    C : float
+        Regularisation constant (> 0); Ψ is averaged over samples, so C is on the
+        scale of :class:`BinarySVM` (with J = 1 and η = 0, HOBSVM(C) = BinarySVM(2C)).
+    eta : float ≥ 0
+        Weight η of the pairwise block (0: no high-order term).
+    pairwise_features : array of int or bool mask, optional
+        Features Φ(ψ_i, ψ_j) = exp(−(ψ_i − ψ_j)²) is computed on (default all).
+    J : float, optional
+        Weight of a missed positive in the loss (default |N|/|P|, as in the paper).
+    epsilon : float
+        Cutting-plane tolerance.
+    bias : float
+        Constant feature appended to X (0: none); also a pairwise feature (Potts term).
+    max_iter : int
+        Cap on cutting-plane iterations.
+    verbose : int
+
+    Attributes
+    ----------
+    coef_ : ndarray (2 d' + p,)
+        w = (w₁⁺; w₁⁻; w₂), d' = d (+1 with bias), p pairwise features (+1 with bias).
+    unary_coef_ : w₁⁺ − w₁⁻ (the per-sample score without neighbours)
+    pairwise_coef_ : w₂ (≤ 0)
+    n_iter_, objective_, duality_gap_, result_ : learner report
+    """
+
+    def __init__(self, C=1.0, eta=1.0, pairwise_features=None, J=None, epsilon=1e-3,
+                 bias=1.0, max_iter=10000, verbose=0):
+        self.C = C
+        self.eta = eta
+        self.pairwise_features = pairwise_features
+        self.J = J
+        self.epsilon = epsilon
+        self.bias = bias
+        self.max_iter = max_iter
+        self.verbose = verbose
+
+    def _fit_features(self, features, y, w0=None):
+        problem = HOBProblem(features, y, J=self.J)
+        idx = np.arange(features.n_features)[features.pairwise_slice]
+        result = cutting_plane(problem, float(self.C), float(self.epsilon),
+                               max_iter=int(self.max_iter), w0=w0, nonpositive=idx,
+                               verbose=self.verbose)
+        return result
+
+    def fit(self, X, y, edges=None):
+        """Fit on samples X, labels y (> 0 relevant) and edges between rows of X."""
+        self._check_common()
+        features = self._features(X, edges)
+        result = self._fit_features(features, y)
+        self.result_ = result
+        self.n_iter_ = result.n_iter
+        self.objective_ = result.primal_objective
+        self.duality_gap_ = result.duality_gap
+        self._store(features, result.w)
+        return self
+
+
+class HOAPSVM(_HighOrderEstimator):
+    """High-order AP-SVM (Dokania et al. 2014, §4, eq. 12-18, Alg. 1-2).
+
+    Ranks by s_i = m_i⁺ − m_i⁻ and learns w (w₂ ≤ 0) on the AP loss by CCCP: at w_t the
+    max-marginal labellings Ȳ_i⁺ (i ∈ P), Ȳ_j⁻ (j ∈ N) are fixed (Prop. 4); the convex
+    problem is solved by the cutting-plane learner whose most violated ranking is the
+    AP inference on s̄ (Prop. 5). Initialised from HOB-SVM, as in the paper.
+
+    Parameters
+    ----------
+    C : float
+        Regularisation constant (> 0), on AP-SVM's scale (with η = 0 the problem is
+        AP-SVM's with C doubled: ½‖w₁⁺‖² + ½‖w₁⁻‖² = ¼‖w₁⁺ − w₁⁻‖² at the optimum).
+    eta, pairwise_features, epsilon, bias, max_iter, verbose
+        As in :class:`HOBSVM`.
+    init : {"hob", "zero"} or array (2 d' + p,)
+        Start CCCP from a HOB-SVM fit (paper), from w = 0, or from the given w (its
+        pairwise block is clipped to ≤ 0).
+    init_C : float, optional
+        C of the initialising HOB-SVM (default ``C``).
+    cccp_max_iter : int
+        Cap on CCCP iterations (ConvergenceWarning when reached).
+    cccp_tol : float
+        Stop when the convex objective decreases by less than this.
+    lai : {"qs", "greedy"}
+        AP loss-augmented inference method.
+
+    Attributes
+    ----------
+    coef_, unary_coef_, pairwise_coef_ : as in :class:`HOBSVM`
+    init_coef_ : the starting w
+    result_ : CuttingPlaneResult of the convex step that gave ``coef_``
+    n_outer_iter_, n_iter_, objective_, history_, converged_ : CCCP report
+    """
+
+    def __init__(self, C=1.0, eta=1.0, pairwise_features=None, epsilon=1e-3, bias=1.0,
+                 max_iter=10000, init="hob", init_C=None, cccp_max_iter=20, cccp_tol=1e-3,
+                 lai="qs", verbose=0):
+        self.C = C
+        self.eta = eta
+        self.pairwise_features = pairwise_features
+        self.epsilon = epsilon
+        self.bias = bias
+        self.max_iter = max_iter
+        self.init = init
+        self.init_C = init_C
+        self.cccp_max_iter = cccp_max_iter
+        self.cccp_tol = cccp_tol
+        self.lai = lai
+        self.verbose = verbose
+
+    def fit(self, X, y, edges=None):
+        """Fit on samples X, labels y (> 0 relevant) and edges between rows of X."""
+        self._check_common()
+        if isinstance(self.init, str) and self.init not in ("hob", "zero"):
+            raise ValueError(f"init must be 'hob', 'zero' or an array, got {self.init!r}")
+        if self.lai not in ("qs", "greedy"):
+            raise ValueError(f"lai must be 'qs' or 'greedy', got {self.lai!r}")
+        _check_int(self.cccp_max_iter, "cccp_max_iter")
+        check_positive(self.cccp_tol, "cccp_tol", allow_zero=True)
+        features = self._features(X, edges)
+        relevant = HOBProblem(features, y).relevant     # validates y
+        nonpositive = np.arange(features.n_features)[features.pairwise_slice]
+        if not isinstance(self.init, str):
+            w0 = check_vector(self.init, "init", n=features.n_features).copy()
+            w0[features.pairwise_slice] = np.minimum(w0[features.pairwise_slice], 0.0)
+        elif self.init == "hob":
+            hob = HOBSVM(C=self.C if self.init_C is None else self.init_C, eta=self.eta,
+                         pairwise_features=self.pairwise_features, epsilon=self.epsilon,
+                         bias=self.bias, max_iter=self.max_iter)
+            w0 = hob._fit_features(features, y).w
+        else:
+            w0 = np.zeros(features.n_features)
+        want = relevant.astype(np.uint8)
+        total = {"n_iter": 0}
+
+        def impute(w):
+            return LabellingSet.from_max_marginals(features.max_marginals(w), want)
+
+        solves = []
+
+        def solve(fixed, w):
+            problem = HOAPProblem(features, relevant, fixed, lai=self.lai)
+            res = cutting_plane(problem, float(self.C), float(self.epsilon),
+                                max_iter=int(self.max_iter), w0=w, nonpositive=nonpositive,
+                                verbose=max(0, int(self.verbose) - 1))
+            total["n_iter"] += res.n_iter
+            solves.append(res)
+            return res.w, res.primal_objective
+
+        result = cccp(impute, solve, w0=w0, tol=float(self.cccp_tol),
+                      max_iter=int(self.cccp_max_iter), verbose=self.verbose)
+        self.result_ = next(r for r in solves if r.w is result.w)
+        self.init_coef_ = w0
+        self.n_outer_iter_ = result.n_iter
+        self.n_iter_ = total["n_iter"]
+        self.objective_ = result.objective
+        self.history_ = list(result.history)
+        self.converged_ = result.converged
+        self._store(features, result.w)
+        return self
+
+
+# ------------------------------------------------------------------ model files
+def to_linear_model(estimator, metadata=None):
+    """The fitted model as an SVM-light linear model plus metadata.
+
+    Max-marginal differences depend on w₁⁺ − w₁⁻ and w₂ only, so the file's weights
+    are ``unary_coef_`` (its bias part becomes the threshold; ``svm_classify`` reading
+    the file scores samples without their neighbours, i.e. as η = 0) and the metadata
+    carries ``model``, ``eta``, ``bias`` and ``pairwise=index:weight,...`` (index
+    ``b`` is the constant feature).
+    """
+    from ..io.model_file import LinearModel
+    estimator._check_fitted()
+    d = estimator.n_features_in_
+    v = estimator.unary_coef_
+    bias = float(estimator.bias)
+    tokens = []
+    for idx, value in zip(estimator.pairwise_index_.tolist(), estimator.pairwise_coef_.tolist()):
+        tokens.append(f"{'b' if idx == d else idx}:{value:.17g}")
+    meta = dict(metadata or {})
+    meta.update(model="hoap" if isinstance(estimator, HOAPSVM) else "hob",
+                eta=f"{float(estimator.eta):.17g}", bias=f"{bias:.17g}",
+                pairwise=",".join(tokens) if tokens else "none")
+    b = -float(v[d]) * bias if bias else 0.0
+    return LinearModel(w=np.array(v[:d]), b=b, metadata=meta)
+
+
+def from_linear_model(model):
+    """A fitted HOBSVM / HOAPSVM from a model written by :func:`to_linear_model`."""
+    meta = model.metadata
+    kind = meta.get("model")
+    if kind not in ("hob", "hoap"):
+        raise ValueError(f"model: not a high-order model (metadata model={kind!r})")
+    try:
+        eta, bias = float(meta["eta"]), float(meta["bias"])
+        pairs = [] if meta.get("pairwise", "none") == "none" else \
+            [tok.split(":", 1) for tok in meta["pairwise"].split(",")]
+        d = model.n_features
+        index = [d if i == "b" else int(i) for i, _ in pairs]
+        values = [float(v) for _, v in pairs]
+    except (KeyError, ValueError) as exc:
+        raise ValueError(f"model: malformed high-order metadata ({exc})") from None
+    features_pf = [i for i in index if i != d]
+    if any(i < 0 or i >= d for i in features_pf) or (d in index and not bias):
+        raise ValueError("model: pairwise feature indices out of range")
+    est = (HOAPSVM if kind == "hoap" else HOBSVM)(eta=eta, bias=bias, pairwise_features=features_pf)
+    k = d + (1 if bias else 0)
+    w = np.zeros(2 * k + len(index))
+    w[:d] = model.w[:d] if len(model.w) >= d else np.pad(model.w, (0, d - len(model.w)))
+    if bias:
+        w[d] = -model.b / bias
+    w[2 * k:] = np.minimum(values, 0.0)
+    est.coef_ = w
+    est.unary_coef_ = w[:k].copy()
+    est.pairwise_coef_ = w[2 * k:].copy()
+    est.pairwise_index_ = np.asarray(index, dtype=np.int64)
+    est.n_features_in_ = d
+    return est

@@ -1,0 +1,307 @@
+"""Estimators for bags of candidates (weak supervision): latent AP-SVM (behl2014) and
+the baselines it is compared with, latent SVM and latent structural SVM.
+
+All three take one row of X per candidate, ``bags`` mapping rows to bags (see
+:mod:`svmrank.bags`) and labels per row or per bag; all three score a bag by its highest
+scoring candidate (behl2014 eq. 6-7) and rank bags by that score.
+"""
+import numpy as np
+
+from .._validation import check_matrix, check_positive, check_random_state
+from ..bags import check_bag_labels, check_bags, check_known
+from ..learners.cccp import cccp
+from ..learners.cutting_plane import cutting_plane
+from ..metrics import average_precision
+from ..problems.binary import BinaryProblem
+from ..problems.latent import LatentAPProblem, LatentBinaryProblem, LatentSSVMProblem
+from ..problems.ranking import RankingProblem
+from .base import BaseEstimator, LinearScorerMixin
+
+
+def _check_int(value, name, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+class _LatentEstimator(BaseEstimator, LinearScorerMixin):
+    """CCCP over a latent problem with ``n_init`` random starts; bag-level scoring."""
+
+    def _check_common(self):
+        check_positive(self.C, "C")
+        check_positive(self.epsilon, "epsilon")
+        check_positive(self.tol, "tol", allow_zero=True)
+        _check_int(self.max_outer_iter, "max_outer_iter")
+        _check_int(self.n_init, "n_init")
+        _check_int(self.max_iter, "max_iter")
+
+    def _prepare(self, X, y, bags, known):
+        X = check_matrix(X)
+        bag_index = check_bags(bags, X.shape[0])
+        labels = check_bag_labels(y, bag_index)
+        known_rows = check_known(known, bag_index)
+        return X, bag_index, labels, known_rows
+
+    def _fit_problem(self, problem, instance_problem):
+        """Run CCCP from ``n_init`` initialisations; keep the lowest objective.
+
+        ``instance_problem(rows, labels)`` builds the supervised problem over an
+        instance-level view of the data (used by ``init="instances"``)."""
+        C, eps, max_iter = float(self.C), float(self.epsilon), int(self.max_iter)
+        if self.init not in ("random", "instances"):
+            raise ValueError(f"init must be 'random' or 'instances', got {self.init!r}")
+        solves = []
+
+        def solve(state, w):
+            # cold start: with an empty working set, the learner's stopping test
+            # (violation <= working-set slack + ε) is only valid from w = 0
+            problem.set_state(state)
+            res = cutting_plane(problem, C, eps, max_iter=max_iter)
+            solves.append(res)
+            return res.w, res.primal_objective
+
+        rng = check_random_state(self.random_state)
+        best, objectives = None, []
+        for k in range(int(self.n_init)):
+            if k == 0 and self.init == "instances":
+                # every candidate of a latent bag as a sample labelled with its bag
+                w0 = cutting_plane(instance_problem(*problem.instance_rows()), C, eps,
+                                   max_iter=max_iter).w
+                start = dict(w0=w0)
+            else:
+                start = dict(state0=problem.random_state(rng))
+            # tol is on the loss scale, like epsilon: the objective is ½‖w‖² + C ξ
+            result = cccp(problem.impute, solve, tol=float(self.tol) * C,
+                          max_iter=int(self.max_outer_iter), verbose=self.verbose, **start)
+            objectives.append(result.objective)
+            if best is None or result.objective < best.objective:
+                best = result
+        problem.set_state(best.state)
+        # the cutting-plane report of the convex solve that produced the final w
+        self.result_ = next(r for r in solves if r.w is best.w)
+        self.objective_ = best.objective
+        self.objectives_ = np.asarray(objectives)
+        self.n_outer_iter_ = best.n_iter
+        self.history_ = list(best.history)
+        self.converged_ = best.converged
+        self.n_iter_ = sum(r.n_iter for r in solves)
+        return best
+
+    def _bags_for(self, X, bags):
+        self._check_fitted()
+        X = check_matrix(X)
+        return X, check_bags(bags, X.shape[0])
+
+    def candidate_scores(self, X):
+        """Score of every candidate (row of X): ``X @ coef_ + intercept_``."""
+        return LinearScorerMixin.decision_function(self, X)
+
+    def decision_function(self, X, bags=None):
+        """One score per bag (order of first appearance): its highest candidate score
+        (eq. 6-7). ``bags=None`` makes every row its own bag."""
+        X, bag_index = self._bags_for(X, bags)
+        return bag_index.max(self.candidate_scores(X))
+
+    def predict_latent(self, X, bags=None):
+        """Row index (into X) of every bag's highest scoring candidate (eq. 6)."""
+        X, bag_index = self._bags_for(X, bags)
+        rows, _ = bag_index.argmax(self.candidate_scores(X))
+        return rows
+
+    def predict(self, X, bags=None):
+        """1 for bags whose score is positive, 0 otherwise (one value per bag)."""
+        return (self.decision_function(X, bags) > 0).astype(np.int64)
+
+    def score(self, X, y, bags=None):
+        """Average precision of the bag ranking; ``y`` per row or per bag."""
+        X, bag_index = self._bags_for(X, bags)
+        labels = check_bag_labels(y, bag_index)
+        return average_precision(labels, bag_index.max(self.candidate_scores(X)))
+
+
+class LatentAPSVM(_LatentEstimator):
+    """Latent AP-SVM (Behl, Jawahar & Kumar, CVPR 2014): AP-SVM over bags whose right
+    candidate is latent.
+
+    Learns w by CCCP (Alg. 1) on problem (8): impute every positive bag's candidate as
+    its highest scoring one under the current w (Prop. 2; known candidates stay fixed),
+    then solve the convex problem (11) with the 1-slack cutting-plane learner, whose
+    loss-augmented inference takes every negative bag's highest scoring candidate
+    (Prop. 3) and then runs the fast AP inference over bag scores. Stops when the
+    objective decreases by less than ``tol * C``. The best of ``n_init``
+    initialisations (random: a random candidate per positive bag) is kept.
+
+    Parameters
+    ----------
+    C : float
+        Regularisation constant of ½‖w‖² + C ξ (SVM^map's scale: the loss is in [0, 1]).
+    epsilon : float
+        Cutting-plane tolerance on the constraint violation.
+    tol : float
+        CCCP stops when the objective ½‖w‖² + C ξ decreases by less than ``tol * C``
+        (a tolerance on the loss scale, like ``epsilon``).
+    max_outer_iter : int
+        Cap on CCCP iterations (ConvergenceWarning when reached).
+    n_init : int
+        Initialisations; the lowest final objective wins (the paper uses 5 random ones).
+    random_state : None, int or numpy Generator
+        Seeds the random initialisations.
+    lai : {"qs", "greedy", "search", "select", "search+select"}
+        Loss-augmented inference method (svmrank.inference).
+    max_iter : int
+        Cap on cutting-plane iterations per convex solve.
+    verbose : int
+        1 prints one line per CCCP iteration.
+    init : {"random", "instances"}
+        "random": every initialisation draws a random candidate per positive bag (the
+        paper's seeds). "instances": the first initialisation instead imputes at the
+        solution of the supervised problem over all candidates, each labelled with its
+        bag's label (the known candidate only, where a bag has one); the other
+        ``n_init - 1`` stay random. Random starts can settle at w = 0 when positive
+        bags hold many distractors; "instances" avoids that.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float (always 0)
+    objective_ : float
+        Final objective of the best initialisation; ``objectives_`` lists all of them.
+    latent_ : ndarray of intp, shape (n_bags,)
+        Training row imputed for every positive bag (the known row or -1 for negatives).
+    n_outer_iter_ : int
+        CCCP iterations of the best initialisation; ``history_`` its objectives,
+        ``converged_`` whether it met ``tol``.
+    n_iter_ : int
+        Cutting-plane iterations over all initialisations and CCCP iterations.
+    result_ : CuttingPlaneResult
+        Report of the convex solve that produced ``coef_``.
+    n_features_in_ : int
+    """
+
+    def __init__(self, C=1.0, epsilon=1e-3, tol=1e-3, max_outer_iter=50, n_init=1,
+                 random_state=0, lai="qs", max_iter=10000, verbose=0, init="random"):
+        self.C = C
+        self.epsilon = epsilon
+        self.tol = tol
+        self.max_outer_iter = max_outer_iter
+        self.n_init = n_init
+        self.random_state = random_state
+        self.lai = lai
+        self.max_iter = max_iter
+        self.verbose = verbose
+        self.init = init
+
+    def _make_problem(self, X, bag_index, labels, known_rows):
+        return LatentAPProblem(X, bag_index, labels, known_rows, loss="ap", lai=self.lai)
+
+    def fit(self, X, y, bags=None, known=None):
+        """Fit on candidates X (one row each), labels y (per row or per bag; positive
+        means > 0), ``bags`` (bag id per row; None: every row its own bag) and ``known``
+        (optional known candidates: a boolean row mask or a row index per bag, -1 for
+        latent)."""
+        self._check_common()
+        X, bag_index, labels, known_rows = self._prepare(X, y, bags, known)
+        problem = self._make_problem(X, bag_index, labels, known_rows)
+        best = self._fit_problem(problem, lambda rows, lab: RankingProblem(
+            X[rows], lab, loss="ap", lai=self.lai))
+        self.coef_ = np.asarray(best.w, dtype=np.float64)
+        self.intercept_ = 0.0
+        self.latent_ = np.asarray(best.state)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+
+class LatentSSVM(LatentAPSVM):
+    """Latent structural SVM with the AP loss (Yu & Joachims 2009), the baseline of
+    behl2014 §4.1 (eq. 4-5).
+
+    CCCP as for :class:`LatentAPSVM`, but the ground truth's latent variables are
+    imputed independently of the violating output's (positives at their highest,
+    negatives at their lowest scoring candidate), and the most violated (ranking,
+    candidates) pair is found by alternating between the exact ranking for fixed
+    candidates and the exact candidates for a fixed ranking until the loss-augmented
+    score stops rising (at most ``max_rounds`` rounds), an approximation of the joint
+    maximisation (see :class:`svmrank.problems.latent.LatentSSVMProblem`). Bags are
+    scored by their highest candidate, like the other estimators here.
+
+    Parameters are those of :class:`LatentAPSVM`, plus ``max_rounds``.
+    ``latent_`` holds the imputed ground-truth row of every bag.
+    """
+
+    def __init__(self, C=1.0, epsilon=1e-3, tol=1e-3, max_outer_iter=50, n_init=1,
+                 random_state=0, lai="qs", max_iter=10000, verbose=0, init="random",
+                 max_rounds=50):
+        super().__init__(C=C, epsilon=epsilon, tol=tol, max_outer_iter=max_outer_iter,
+                         n_init=n_init, random_state=random_state, lai=lai,
+                         max_iter=max_iter, verbose=verbose, init=init)
+        self.max_rounds = max_rounds
+
+    def _make_problem(self, X, bag_index, labels, known_rows):
+        _check_int(self.max_rounds, "max_rounds")
+        return LatentSSVMProblem(X, bag_index, labels, known_rows, loss="ap", lai=self.lai,
+                                 max_rounds=int(self.max_rounds))
+
+
+class LatentSVM(_LatentEstimator):
+    """Latent SVM (Felzenszwalb et al. 2010) with the robustness of behl2014 §5.1.
+
+    Minimises ½‖w‖² + (C/n) Σ_b J_b max(0, 1 − y_b (w·Φ_b(h_b) + b)) over n bags by CCCP:
+    positive bags take their highest scoring candidate (known ones stay fixed), negative
+    bags their highest scoring candidate among those kept (the loss is convex in w
+    there). Robustness ``c`` ignores the most confusing (highest scoring) fraction c of
+    the negative bags' candidates at each imputation, keeping at least one candidate per
+    negative bag. The bias is a constant feature (regularised).
+
+    Parameters
+    ----------
+    C : float
+        Regularisation constant on the error-rate scale (as :class:`BinarySVM`).
+    J : float
+        Weight of positive bags' hinge terms (the paper's grid: (|P|+|N|)/|P| × 10^k).
+    c : float in [0, 1)
+        Fraction of negative candidates ignored (0: the standard latent SVM).
+    bias : float
+        Value of the constant bias feature (0: no bias).
+    epsilon, tol, max_outer_iter, n_init, random_state, max_iter, verbose, init
+        As for :class:`LatentAPSVM` ("instances" starts from the binary SVM over all
+        candidates).
+
+    Attributes
+    ----------
+    coef_, intercept_, objective_, objectives_, n_outer_iter_, n_iter_, history_
+    latent_ : tuple (rows, kept)
+        Imputed row per bag and the mask of negative candidates kept.
+    """
+
+    def __init__(self, C=1.0, J=1.0, c=0.0, epsilon=1e-3, tol=1e-3, max_outer_iter=50,
+                 n_init=1, random_state=0, bias=1.0, max_iter=10000, verbose=0, init="random"):
+        self.C = C
+        self.J = J
+        self.c = c
+        self.epsilon = epsilon
+        self.tol = tol
+        self.max_outer_iter = max_outer_iter
+        self.n_init = n_init
+        self.random_state = random_state
+        self.bias = bias
+        self.max_iter = max_iter
+        self.verbose = verbose
+        self.init = init
+
+    def fit(self, X, y, bags=None, known=None):
+        """Fit; arguments as :meth:`LatentAPSVM.fit`."""
+        self._check_common()
+        J = check_positive(self.J, "J")
+        c = check_positive(self.c, "c", allow_zero=True)
+        if c >= 1:
+            raise ValueError(f"c must lie in [0, 1), got {self.c!r}")
+        bias = check_positive(self.bias, "bias", allow_zero=True)
+        X, bag_index, labels, known_rows = self._prepare(X, y, bags, known)
+        problem = LatentBinaryProblem(X, bag_index, labels, known_rows, J=J, c=c, bias=bias)
+        best = self._fit_problem(problem, lambda rows, lab: BinaryProblem(X[rows], lab, bias=bias))
+        d = X.shape[1]
+        self.coef_ = np.asarray(best.w[:d], dtype=np.float64)
+        self.intercept_ = float(best.w[d] * bias) if bias else 0.0
+        self.latent_ = best.state
+        self.n_features_in_ = d
+        return self

@@ -1,0 +1,211 @@
+"""Top-k multiclass SVM (Lapin, Hein & Schiele 2015) trained by Prox-SDCA."""
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_matrix, check_positive
+from ..exceptions import not_fitted_error
+from ..learners.sdca import LOSSES, sdca_topk
+from ..metrics import top_k_accuracies
+from .base import BaseEstimator
+
+KERNELS = ("linear", "precomputed")
+
+
+def _check_int(value, name, low=1):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def _check_labels(y, n, owner):
+    if y is None:
+        raise ValueError(f"{owner} requires y to be passed, but the target y is None")
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n:
+        raise ValueError(f"y: expected shape ({n},), got {y.shape}")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("y: contains NaN or infinite labels")
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError as exc:
+        raise ValueError(f"y: labels must be mutually comparable ({exc})") from None
+    return classes, codes.ravel().astype(np.intp)
+
+
+class TopKSVM(BaseEstimator):
+    """Top-k multiclass SVM: one linear scorer per class, trained on the top-k hinge loss.
+
+    Solves ::
+
+        min_W  1/2 ||W||_F^2 + C sum_i phi(W^T x_i - <w_{y_i}, x_i> 1)
+
+    where phi is the top-k hinge loss: ``loss="alpha"`` (eq. 3 of the paper,
+    ``max(0, mean of the k largest h_j)``) or ``loss="beta"`` (eq. 5, Usunier et al.,
+    ``mean of the k largest max(0, h_j)``), with ``h_j = 1 + s_j - s_{y_i}`` over the
+    classes j != y_i. alpha <= beta pointwise; k = 1 is Crammer and Singer's
+    multiclass SVM for both. The solver is Prox-SDCA (Alg. 1), stopped when the
+    relative duality gap (P - D) / max(|P|, |D|) falls to ``epsilon``.
+
+    C and the other conventions:
+
+    - the paper's regulariser is lambda = 1 / (C n) (n training samples); its
+      objective is the one above divided by C n.
+    - scikit-learn: ``LinearSVC(C=C, multi_class="crammer_singer", fit_intercept=False)``
+      minimises exactly the objective above with k = 1 and the same C.
+    - SVM-multiclass (``svm_multiclass_learn -c c``) scales the loss by 100 and divides
+      C by n: its optimum is ``100 * W`` for this estimator's C = c / (100 n).
+
+    There is no intercept (add a constant feature if one is needed).
+
+    Parameters
+    ----------
+    k : int
+        The k of the top-k loss, 1 <= k < number of classes.
+    loss : {"alpha", "beta"}
+    C : float
+        Regularisation constant (> 0), see above.
+    epsilon : float
+        Stop when the relative duality gap is <= epsilon.
+    max_epoch : int
+        Cap on passes over the data; reaching it warns with ConvergenceWarning.
+    check_gap_every : int
+        Compute the duality gap every this many epochs (it costs about one epoch).
+    random_state : None, int or numpy Generator
+        Seeds the order in which each epoch visits the samples.
+    kernel : {"linear", "precomputed"}
+        "precomputed": X in ``fit`` is the (n, n) Gram matrix of the training samples
+        and X in ``decision_function`` the (n_test, n) kernel between test and training
+        samples (scores ``X @ dual_coef_``, Theorem 1); ``coef_`` is then undefined.
+    verbose : int
+        1 prints the objectives at every gap check.
+
+    Attributes
+    ----------
+    classes_ : ndarray (n_classes,)
+        Sorted class labels (as ``np.unique``); score column j belongs to classes_[j].
+    coef_ : ndarray (n_classes, n_features)
+        One weight vector per class (linear kernel only).
+    intercept_ : ndarray (n_classes,), zeros
+    dual_coef_ : ndarray (n_samples, n_classes)
+        Dual variables A with ``coef_ = (X^T A)^T``; row i sums to zero.
+    n_iter_ : int
+        Epochs run.
+    duality_gap_, primal_objective_, dual_objective_ : float
+        At the last gap check, in the C form above.
+    history_ : list of (epoch, primal, dual, gap, seconds)
+        One entry per gap check.
+    n_features_in_ : int
+    """
+
+    def __init__(self, k=1, loss="alpha", C=1.0, epsilon=1e-3, max_epoch=1000,
+                 check_gap_every=5, random_state=None, kernel="linear", verbose=0):
+        self.k = k
+        self.loss = loss
+        self.C = C
+        self.epsilon = epsilon
+        self.max_epoch = max_epoch
+        self.check_gap_every = check_gap_every
+        self.random_state = random_state
+        self.kernel = kernel
+        self.verbose = verbose
+
+    def _check_params(self):
+        k = _check_int(self.k, "k")
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
+        if self.kernel not in KERNELS:
+            raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
+        check_positive(self.C, "C")
+        check_positive(self.epsilon, "epsilon")
+        _check_int(self.max_epoch, "max_epoch")
+        _check_int(self.check_gap_every, "check_gap_every")
+        return k
+
+    def _check_X(self, X, fitting):
+        """Validate X once (check_matrix); dense input stays dense for the dense kernel."""
+        checked = check_matrix(X, "X")
+        if self.kernel == "precomputed":
+            X = checked.toarray()
+            n_train = X.shape[0] if fitting else self.dual_coef_.shape[0]
+            if X.shape[1] != n_train or (fitting and X.shape[0] != n_train):
+                raise ValueError(f"X: a precomputed kernel needs {n_train} columns"
+                                 f"{' and as many rows' if fitting else ''} "
+                                 f"(one per training sample), got shape {X.shape}")
+            return X
+        return checked if sp.issparse(X) else checked.toarray()
+
+    def fit(self, X, y):
+        """Fit on X (dense or CSR; the Gram matrix if kernel="precomputed") and labels y
+        (any sortable hashable values)."""
+        k = self._check_params()
+        X = self._check_X(X, fitting=True)
+        classes, codes = _check_labels(y, X.shape[0], type(self).__name__)
+        if len(classes) < 2:
+            raise ValueError(f"y: needs at least 2 classes, got {len(classes)} class")
+        if k >= len(classes):
+            raise ValueError(f"k must be smaller than the number of classes "
+                             f"({len(classes)}), got k={k}")
+        result = sdca_topk(X, codes, len(classes), k=k, C=float(self.C), loss=self.loss,
+                           epsilon=float(self.epsilon), max_epoch=int(self.max_epoch),
+                           check_gap_every=int(self.check_gap_every),
+                           random_state=self.random_state, kernel=self.kernel,
+                           verbose=bool(self.verbose))
+        self.classes_ = classes
+        self.dual_coef_ = result.A
+        if result.W is not None:
+            self.coef_ = np.ascontiguousarray(result.W.T)
+        elif hasattr(self, "coef_"):
+            del self.coef_
+        self.intercept_ = np.zeros(len(classes))
+        self.n_iter_ = result.n_epochs
+        self.duality_gap_ = result.gap
+        self.primal_objective_ = result.primal
+        self.dual_objective_ = result.dual
+        self.history_ = result.history
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def decision_function(self, X):
+        """Class scores, shape (n_samples, n_classes), columns in ``classes_`` order."""
+        if not hasattr(self, "dual_coef_"):
+            raise not_fitted_error(f"This {type(self).__name__} instance is not fitted yet; "
+                                   "call fit first")
+        X = self._check_X(X, fitting=False)
+        if self.kernel == "precomputed":
+            return X @ self.dual_coef_
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
+                             f"is expecting {self.n_features_in_} features as input")
+        return np.asarray(X @ self.coef_.T)
+
+    def predict(self, X):
+        """The highest scored class of each sample (ties: the first in ``classes_``)."""
+        scores = self.decision_function(X)
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def predict_topk(self, X, k=None):
+        """The k highest scored classes of each sample, best first, shape (n, k).
+
+        ``k`` defaults to the training k; ties go to the class earlier in ``classes_``.
+        """
+        k = self.k if k is None else k
+        k = _check_int(k, "k")
+        scores = self.decision_function(X)
+        if k > scores.shape[1]:
+            raise ValueError(f"k must be at most the number of classes ({scores.shape[1]}), got {k}")
+        return self.classes_[np.argsort(-scores, axis=1, kind="stable")[:, :k]]
+
+    def score(self, X, y):
+        """Top-k accuracy at the training k (samples whose label is not in ``classes_``
+        count as errors)."""
+        scores = self.decision_function(X)
+        y = np.asarray(y)
+        if y.shape != (scores.shape[0],):
+            raise ValueError(f"y: expected shape ({scores.shape[0]},), got {y.shape}")
+        known = np.isin(y, self.classes_)
+        if not known.any():
+            return 0.0
+        acc = top_k_accuracies(y[known], scores[known], [int(self.k)], self.classes_)[0]
+        return float(acc * known.sum() / len(y))

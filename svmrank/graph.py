@@ -1,0 +1,415 @@
+"""Pairwise edges between samples, and exact MAP labellings and max-marginals of
+binary pairwise models by graph cuts.
+
+The model scores a labelling y ∈ {0, 1}ⁿ as
+
+    score(y) = Σ_i unary[i, y_i] − Σ_{(u, v) ∈ E} weight_uv · [y_u ≠ y_v],   weight ≥ 0,
+
+which is maximised exactly by one minimum s-t cut (the energy −score is submodular).
+The cut is our own Boykov-Kolmogorov max-flow (``svmrank._maxflow_fast``); the
+max-marginals of every node come from dynamic graph cuts (Kohli & Torr): the residual
+graph and search trees of the first cut are reused, only node i's terminal capacities
+change (by a node-local constant larger than its unary gap plus its incident weights)
+to force the label opposite to its MAP label, the flow is re-augmented, and the state
+is restored from a journal of the values the re-augmentation changed.
+
+Edges are an (E, 2) integer array of 0-based row numbers. Self loops, rows out of
+range, negative or non-finite weights are errors. Duplicate edges ((u, v) twice, or
+(u, v) and (v, u)) are merged: the graph-cut functions add their weights (the same
+energy), the edge builders keep one copy.
+"""
+from collections import namedtuple
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._maxflow_fast import MaxFlowGraph
+from .exceptions import InputFormatError
+
+__all__ = ["edges_from_file", "edges_from_groups", "edges_from_networkx", "group_keys", "check_edges",
+           "max_score_labelling", "max_marginals", "labelling_score"]
+
+
+# --------------------------------------------------------------------------- edges
+def check_edges(edges, n_samples, name="edges"):
+    """Validate an edge array and return it as a contiguous (E, 2) int64 array.
+
+    Parameters
+    ----------
+    edges : array-like of int, shape (E, 2)
+        0-based row numbers; an empty list means no edges.
+    n_samples : int
+        Number of rows the edges may name.
+    name : str
+        Argument name used in error messages.
+    """
+    arr = np.asarray(edges)
+    if arr.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"{name}: expected an (E, 2) array of row numbers, got shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise ValueError(f"{name}: row numbers must be integers")
+    elif arr.dtype.kind not in "iu":
+        raise ValueError(f"{name}: row numbers must be integers, got dtype {arr.dtype}")
+    arr = np.ascontiguousarray(arr, dtype=np.int64)
+    bad = np.flatnonzero((arr < 0).any(axis=1) | (arr >= n_samples).any(axis=1))
+    if bad.size:
+        u, v = arr[bad[0]]
+        raise ValueError(f"{name}: edge {bad[0]} ({u}, {v}) names a row outside [0, {n_samples})")
+    loops = np.flatnonzero(arr[:, 0] == arr[:, 1])
+    if loops.size:
+        raise ValueError(f"{name}: edge {loops[0]} is a self loop on row {arr[loops[0], 0]}")
+    return arr
+
+
+def _canonical(edges):
+    """Edges as (min, max) pairs, unique and sorted, plus the map from input rows."""
+    lo = np.minimum(edges[:, 0], edges[:, 1])
+    hi = np.maximum(edges[:, 0], edges[:, 1])
+    if len(lo) == 0:
+        return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    base = int(hi.max()) + 1
+    key, inverse = np.unique(lo * base + hi, return_inverse=True)
+    pairs = np.stack([key // base, key % base], axis=1)
+    return np.ascontiguousarray(pairs, dtype=np.int64), inverse.ravel()
+
+
+def edges_from_file(path, n_samples=None):
+    """Read an undirected edge list: one ``u v`` pair of 0-based row numbers per line.
+
+    Blank lines and ``#`` comments are skipped; duplicates (also reversed) are merged.
+
+    Parameters
+    ----------
+    path : str or Path
+    n_samples : int, optional
+        When given, rows must lie in ``[0, n_samples)``.
+
+    Returns
+    -------
+    ndarray of int64, shape (E, 2), with u < v, sorted.
+
+    Raises
+    ------
+    InputFormatError
+        Naming the file and the 1-based line of a malformed line, a negative or out
+        of range row, or a self loop.
+    """
+    path = Path(path)
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            text = line.split("#", 1)[0].strip()
+            if not text:
+                continue
+            parts = text.split()
+            if len(parts) != 2:
+                raise InputFormatError(f"{path}:{lineno}: expected two row numbers 'u v', got {text!r}")
+            try:
+                u, v = int(parts[0]), int(parts[1])
+            except ValueError:
+                raise InputFormatError(f"{path}:{lineno}: row numbers must be integers, got {text!r}") from None
+            if u < 0 or v < 0 or (n_samples is not None and (u >= n_samples or v >= n_samples)):
+                limit = f"[0, {n_samples})" if n_samples is not None else "non-negative"
+                raise InputFormatError(f"{path}:{lineno}: row numbers must be {limit}, got {u} {v}")
+            if u == v:
+                raise InputFormatError(f"{path}:{lineno}: self loop on row {u}")
+            rows.append((u, v))
+    edges = np.array(rows, dtype=np.int64).reshape(-1, 2)
+    return _canonical(edges)[0]
+
+
+def edges_from_groups(keys):
+    """All pairs of samples that share a key (a qid, an image id, a comment key ...).
+
+    Parameters
+    ----------
+    keys : array-like, shape (n_samples,)
+        One key per sample; samples whose key is None (or NaN) join no group.
+
+    Returns
+    -------
+    ndarray of int64, shape (E, 2), with u < v, sorted. A group of size k gives
+    k(k−1)/2 edges.
+    """
+    keys = np.asarray(keys, dtype=object).ravel()
+    groups = {}
+    for i, k in enumerate(keys):
+        if k is None or (isinstance(k, float) and k != k):
+            continue
+        groups.setdefault(k, []).append(i)
+    parts = []
+    for members in groups.values():
+        if len(members) > 1:
+            m = np.asarray(members, dtype=np.int64)
+            a, b = np.triu_indices(len(m), k=1)
+            parts.append(np.stack([m[a], m[b]], axis=1))
+    if not parts:
+        return np.zeros((0, 2), dtype=np.int64)
+    return _canonical(np.concatenate(parts))[0]
+
+
+def group_keys(key, qid=None, comments=None):
+    """Group keys of the examples of an SVMlight file, for :func:`edges_from_groups`.
+
+    Parameters
+    ----------
+    key : str
+        ``"qid"``: the qid column (0, SVM-light's "no qid", joins no group);
+        otherwise the value of a ``key=value`` token in each example's comment
+        (e.g. ``# image=2007_000123``); examples without the token join no group.
+    qid : array-like, optional
+    comments : list of str, optional
+    """
+    if key == "qid":
+        if qid is None:
+            raise ValueError("groups: key 'qid' needs the qid column")
+        return [None if q == 0 else q for q in np.asarray(qid).tolist()]
+    if comments is None:
+        raise ValueError(f"groups: key {key!r} is read from the comments, which are missing")
+    prefix = key + "="
+    keys = []
+    for text in comments:
+        found = None
+        for token in str(text).split():
+            if token.startswith(prefix):
+                found = token[len(prefix):]
+                break
+        keys.append(found)
+    return keys
+
+
+def edges_for_examples(n_samples, edges_file=None, groups=None, qid=None, comments=None):
+    """Edges of the console scripts: from an edge-list file (rows of the example file),
+    from groups (:func:`group_keys`), or the union of both."""
+    parts = [np.zeros((0, 2), dtype=np.int64)]
+    if edges_file is not None:
+        parts.append(edges_from_file(edges_file, n_samples=n_samples))
+    if groups is not None:
+        parts.append(edges_from_groups(group_keys(groups, qid=qid, comments=comments)))
+    return _canonical(np.concatenate(parts))[0]
+
+
+def edges_from_networkx(graph, nodes=None):
+    """Edges of a networkx graph as row numbers.
+
+    Parameters
+    ----------
+    graph : networkx.Graph (or DiGraph / MultiGraph: directions and parallel edges
+        are merged)
+    nodes : sequence, optional
+        The graph node of each row (row i is ``nodes[i]``). By default the graph's
+        nodes must be the integers 0..n−1.
+
+    Returns
+    -------
+    ndarray of int64, shape (E, 2), with u < v, sorted.
+    """
+    if nodes is None:
+        index = {}
+        for v in graph.nodes:
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0:
+                raise ValueError(f"graph: node {v!r} is not a row number; pass nodes=[...] "
+                                 "giving the graph node of each row")
+            index[v] = int(v)
+    else:
+        index = {}
+        for i, v in enumerate(nodes):
+            if v in index:
+                raise ValueError(f"nodes: graph node {v!r} appears twice")
+            index[v] = i
+    rows = []
+    for u, v in graph.edges():
+        if u not in index or v not in index:
+            missing = u if u not in index else v
+            raise ValueError(f"graph: edge ({u!r}, {v!r}) names node {missing!r} that has no row")
+        if u == v:
+            raise ValueError(f"graph: self loop on node {u!r}")
+        rows.append((index[u], index[v]))
+    edges = np.array(rows, dtype=np.int64).reshape(-1, 2)
+    return _canonical(edges)[0]
+
+
+# ------------------------------------------------------------------ graph cuts
+def _check_problem(unary, edges, weights):
+    try:
+        unary = np.array(unary, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"unary: cannot convert to a float64 array ({exc})") from None
+    if unary.ndim != 2 or unary.shape[1] != 2:
+        raise ValueError(f"unary: expected an (n, 2) array of scores for labels 0 and 1, got shape {unary.shape}")
+    if not np.all(np.isfinite(unary)):
+        raise ValueError("unary: contains NaN or infinite values")
+    n = unary.shape[0]
+    edges = check_edges(edges, n, "edges")
+    try:
+        weights = np.array(weights, dtype=np.float64).ravel()
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"weights: cannot convert to a float64 array ({exc})") from None
+    if weights.shape[0] != edges.shape[0]:
+        raise ValueError(f"weights: expected one weight per edge ({edges.shape[0]}), got {weights.shape[0]}")
+    if not np.all(np.isfinite(weights)):
+        raise ValueError("weights: contains NaN or infinite values")
+    if np.any(weights < 0):
+        raise ValueError(f"weights: must be non-negative (penalties for disagreeing labels), "
+                         f"got {weights.min()!r}")
+    pairs, inverse = _canonical(edges)
+    merged = np.bincount(inverse, weights=weights, minlength=len(pairs)) if len(pairs) else weights[:0]
+    return unary, pairs, np.ascontiguousarray(merged, dtype=np.float64)
+
+
+def labelling_score(unary, edges, weights, labelling):
+    """Score Σ unary[i, y_i] − Σ weight · [y_u ≠ y_v] of a labelling (no validation of
+    duplicates: every listed edge counts)."""
+    unary = np.asarray(unary, dtype=np.float64)
+    y = np.asarray(labelling).astype(np.int64)
+    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    weights = np.asarray(weights, dtype=np.float64)
+    unary_part = unary[np.arange(len(y)), y].sum()
+    cut = y[edges[:, 0]] != y[edges[:, 1]]
+    return float(unary_part - weights[cut].sum())
+
+
+class _Topology:
+    """CSR arcs of merged edges (u < v): arc order, heads, reverse arcs, edge ids."""
+
+    def __init__(self, n, pairs):
+        E = pairs.shape[0]
+        self.n, self.pairs = n, pairs
+        tails = np.concatenate([pairs[:, 0], pairs[:, 1]])
+        heads = np.concatenate([pairs[:, 1], pairs[:, 0]])
+        self.order = order = np.argsort(tails, kind="stable")
+        pos = np.empty(2 * E, dtype=np.int64)
+        pos[order] = np.arange(2 * E)
+        self.head = heads[order].astype(np.int32)
+        self.sister = pos[(order + E) % (2 * E)].astype(np.int32) if E else np.zeros(0, np.int32)
+        self.arc_edge = (order % E).astype(np.int32) if E else np.zeros(0, np.int32)
+        self.first = np.concatenate([[0], np.cumsum(np.bincount(tails, minlength=n))]).astype(np.int32)
+        self.edge_u = np.ascontiguousarray(pairs[:, 0], dtype=np.int32)
+
+
+class _Cut:
+    """One validated problem wired to the kernel: CSR arcs with reverse indices."""
+
+    def __init__(self, unary, pairs, weights, topology=None):
+        n = unary.shape[0]
+        t = _Topology(n, pairs) if topology is None else topology
+        self.topology = t
+        self.unary, self.pairs, self.weights = unary, pairs, weights
+        self.gain = unary[:, 1] - unary[:, 0]          # = cap_source - cap_sink
+        self.first, self.head, self.sister, self.arc_edge = t.first, t.head, t.sister, t.arc_edge
+        order = t.order
+        self.cap = np.concatenate([weights, weights])[order]
+        # label 1 = source side: label 0 pays the source arc, label 1 the sink arc
+        self.graph = MaxFlowGraph(self.first, self.head, self.sister, self.cap,
+                                  np.maximum(self.gain, 0.0), np.maximum(-self.gain, 0.0))
+        self.flow = self.graph.maxflow()
+        self.labelling = self.graph.labels()
+        self.best = labelling_score(unary, pairs, weights, self.labelling)
+
+    def max_marginals(self, record):
+        n = self.unary.shape[0]
+        incident = np.bincount(self.pairs.ravel(), weights=np.repeat(self.weights, 2), minlength=n)
+        # node-local forcing constant: strictly above the largest energy change that
+        # flipping node i alone can cause (|gap| + incident weights)
+        force = 2.0 * (np.abs(self.gain) + incident)
+        force[force == 0] = 1.0
+        out = self.graph.max_marginals(force, self.arc_edge, self.weights, self.weights,
+                                       self.topology.edge_u, self.gain, record)
+        delta_e, delta_flow = out[0], out[1]
+        forced = self.best - delta_e
+        m1 = np.where(self.labelling == 1, self.best, forced)
+        m0 = np.where(self.labelling == 0, self.best, forced)
+        return m0, m1, delta_flow, out[2:]
+
+
+def max_score_labelling(unary, edges, weights):
+    """The labelling of largest score, by one minimum s-t cut.
+
+    Parameters
+    ----------
+    unary : array-like, shape (n, 2)
+        Scores of label 0 and label 1 for every node (to maximise).
+    edges : array-like of int, shape (E, 2)
+        Pairs of 0-based node indices (duplicates are merged, weights added).
+    weights : array-like, shape (E,)
+        Non-negative penalties paid when an edge's ends get different labels.
+
+    Returns
+    -------
+    labelling : ndarray of uint8, shape (n,)
+    best : float
+        Its score Σ unary[i, y_i] − Σ weights · [y_u ≠ y_v].
+    """
+    cut = _Cut(*_check_problem(unary, edges, weights))
+    return cut.labelling, cut.best
+
+
+MaxMarginalLabellings = namedtuple("MaxMarginalLabellings",
+                                   ["labelling", "best", "m0", "m1", "flips", "cut_changes", "pairs"])
+MaxMarginalLabellings.__doc__ = """Max-marginals with their labellings in compact form.
+
+labelling, best : the MAP labelling and its score.
+m0, m1 : (n,) max-marginals.
+flips : scipy.sparse.csr_matrix (n, n) int8; row i holds the label changes (+1 for
+    0 -> 1, −1 for 1 -> 0) of the best labelling with y_i forced to the label opposite
+    ``labelling[i]`` (the best labelling with y_i = labelling[i] is ``labelling``).
+cut_changes : csr_matrix (n, E) int8; row i: +1 for edges that become cut, −1 for edges
+    that stop being cut in that labelling.
+pairs : (E, 2) the merged edges (u < v) that the columns of ``cut_changes`` index.
+"""
+
+
+def max_marginals_compact(unary, edges, weights, _topology=None):
+    """Max-marginals of every node with their labellings as sparse changes from the
+    MAP labelling (see :class:`MaxMarginalLabellings`); memory grows with the number
+    of changed labels, not n².
+
+    ``_topology`` (internal): a prebuilt :class:`_Topology` of ``edges``, which must
+    then already be merged (u < v, unique) and ``unary``/``weights`` valid float64."""
+    if _topology is None:
+        cut = _Cut(*_check_problem(unary, edges, weights))
+    else:
+        cut = _Cut(unary, _topology.pairs, weights, _topology)
+    m0, m1, _, rec = cut.max_marginals(True)
+    n, E = len(m0), len(cut.pairs)
+    node_ptr, node_idx, node_sgn, edge_ptr, edge_idx, edge_sgn = rec
+    flips = sp.csr_matrix((node_sgn, node_idx, node_ptr), shape=(n, n))
+    cut_changes = sp.csr_matrix((edge_sgn, edge_idx, edge_ptr), shape=(n, E))
+    return MaxMarginalLabellings(cut.labelling, cut.best, m0, m1, flips, cut_changes, cut.pairs)
+
+
+def max_marginals(unary, edges, weights, return_labellings=False):
+    """Max-marginals of every node, by dynamic graph cuts (Dokania et al. 2014, eq. 9-10).
+
+    Parameters
+    ----------
+    unary, edges, weights
+        As in :func:`max_score_labelling`.
+    return_labellings : bool
+        Also return the maximising labellings (dense (n, n) arrays; use
+        :func:`max_marginals_compact` for large n).
+
+    Returns
+    -------
+    m0, m1 : ndarray of float64, shape (n,)
+        ``m0[i]`` (``m1[i]``) is the largest score of a labelling with y_i = 0 (1).
+        The ranking score of Dokania et al. (eq. 11) is ``m1 - m0``.
+    labellings0, labellings1 : ndarray of uint8, shape (n, n), only if requested
+        Row i is a labelling attaining ``m0[i]`` (``m1[i]``).
+    """
+    if not return_labellings:
+        cut = _Cut(*_check_problem(unary, edges, weights))
+        m0, m1, _, _ = cut.max_marginals(False)
+        return m0, m1
+    res = max_marginals_compact(unary, edges, weights)
+    n = len(res.m0)
+    forced = np.tile(res.labelling, (n, 1)).astype(np.int16) + res.flips.toarray()
+    forced = forced.astype(np.uint8)
+    base = np.tile(res.labelling, (n, 1))
+    y1 = np.where((res.labelling == 1)[:, None], base, forced)
+    y0 = np.where((res.labelling == 0)[:, None], base, forced)
+    return res.m0, res.m1, y0, y1

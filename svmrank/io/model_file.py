@@ -1,0 +1,270 @@
+"""The SVM-light "Version V6.20" linear model text file.
+
+Layout (what Joachims' svm_rank_learn / svm_perf_learn write for a linear kernel)::
+
+    SVM-light Version V6.20
+    0 # kernel type
+    3 # kernel parameter -d
+    1 # kernel parameter -g
+    1 # kernel parameter -s
+    1 # kernel parameter -r
+    empty# kernel parameter -u
+    6 # highest feature index
+    10 # number of training documents
+    2 # number of support vectors plus 1
+    0 # threshold b, each following line is a SV (starting with alpha*y)
+    1 1:0.73636848 2:-0.26855063 ... #
+
+The score of x is ``w.x - b``. SVM-light keeps the text after the ``#`` of a support
+vector line as an opaque comment and never interprets it, so our metadata
+(``key=value`` tokens) is written there and read back by :func:`read_model`.
+"""
+import dataclasses
+import math
+import numbers
+import os
+import re
+
+import numpy as np
+
+from .._validation import check_matrix, check_vector
+from ..exceptions import InputFormatError
+from .atomic import atomic_write
+from .svmlight import parse_svmlight_bytes
+
+__all__ = ["LinearModel", "read_model", "write_model"]
+
+VERSION = "V6.20"
+# Older SVM-light releases whose model text has the same layout.
+READABLE_VERSIONS = ("V6.20", "V6.01", "V6.02")
+N_TRAIN_KEY = "n_train"
+
+_INT = re.compile(r"[+-]?\d+")
+_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_FORBIDDEN = re.compile(r"[\s#]")
+_KERNELS = {1: "polynomial", 2: "RBF", 3: "sigmoid", 4: "custom"}
+
+# (what the header line holds, how to parse its value); the -u line keeps its text.
+_HEADER = (
+    ("kernel type", "int"),
+    ("kernel parameter -d", "int"),
+    ("kernel parameter -g", "float"),
+    ("kernel parameter -s", "float"),
+    ("kernel parameter -r", "float"),
+    ("kernel parameter -u", "text"),
+    ("highest feature index", "count"),
+    ("number of training documents", "count"),
+    ("number of support vectors plus 1", "positive"),
+    ("threshold b", "float"),
+)
+
+
+def _check_metadata(metadata):
+    """Return a copy of ``metadata`` after checking it is writable as key=value tokens."""
+    if not isinstance(metadata, dict):
+        raise ValueError(f"metadata: expected a dict of str -> str, got {type(metadata).__name__}")
+    for key, value in metadata.items():
+        if not isinstance(key, str) or not key or "=" in key or _FORBIDDEN.search(key):
+            raise ValueError(f"metadata: keys must be non-empty str without whitespace, '#' or '=', "
+                             f"got {key!r}")
+        if not isinstance(value, str) or _FORBIDDEN.search(value):
+            raise ValueError(f"metadata[{key!r}]: values must be str without whitespace or '#', "
+                             f"got {value!r}")
+    n_train = metadata.get(N_TRAIN_KEY, "0")
+    if not re.fullmatch(r"\d+", n_train):
+        raise ValueError(f"metadata[{N_TRAIN_KEY!r}]: expected a non-negative integer, got {n_train!r}")
+    return dict(metadata)
+
+
+@dataclasses.dataclass(eq=False)
+class LinearModel:
+    """A linear SVM-light model: the score of x is ``w.x - b``.
+
+    Attributes
+    ----------
+    w : ndarray of float64, shape (n_features,)
+        Weights; ``n_features`` is the highest feature index.
+    b : float
+        SVM-light's threshold.
+    metadata : dict of str -> str
+        Free-form ``key=value`` pairs (no whitespace or '#'); ``"n_train"`` fills
+        the "number of training documents" header line.
+    """
+
+    w: np.ndarray
+    b: float = 0.0
+    metadata: dict = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self):
+        self.w = check_vector(self.w, "w")
+        if isinstance(self.b, bool) or not isinstance(self.b, numbers.Real) or not math.isfinite(self.b):
+            raise ValueError(f"b must be a finite number, got {self.b!r}")
+        self.b = float(self.b)
+        self.metadata = _check_metadata(self.metadata)
+
+    @property
+    def n_features(self):
+        """Highest feature index (length of ``w``)."""
+        return self.w.shape[0]
+
+    def decision_function(self, X):
+        """Scores ``X @ w - b``; columns beyond ``n_features`` are ignored, as SVM-light does."""
+        X = check_matrix(X, "X", n_features=self.n_features)
+        return np.asarray(X @ self.w).ravel() - self.b
+
+
+def _format_model(model):
+    w = model.w
+    meta = " ".join(f"{k}={v}" for k, v in model.metadata.items() if k != N_TRAIN_KEY)
+    features = "".join(f"{j + 1}:{w[j]:.8g} " for j in np.flatnonzero(w).tolist())
+    return (
+        f"SVM-light Version {VERSION}\n"
+        "0 # kernel type\n"
+        "3 # kernel parameter -d \n"
+        "1 # kernel parameter -g \n"
+        "1 # kernel parameter -s \n"
+        "1 # kernel parameter -r \n"
+        "empty# kernel parameter -u \n"
+        f"{w.shape[0]} # highest feature index \n"
+        f"{model.metadata.get(N_TRAIN_KEY, '0')} # number of training documents \n"
+        "2 # number of support vectors plus 1 \n"
+        f"{model.b:.8g} # threshold b, each following line is a SV (starting with alpha*y)\n"
+        f"1 {features}#{meta}\n"
+    )
+
+
+def write_model(path, model):
+    """Write ``model`` as an SVM-light V6.20 linear model file, atomically.
+
+    The text is what svm_rank_learn / svm_perf_learn write for a linear model
+    (weights and threshold as ``%.8g``, zero weights omitted, one support vector
+    with alpha*y = 1), so svm_classify-family tools read it unchanged. The metadata
+    (except ``n_train``, which goes to its header line) follows the ``#`` that ends
+    the support vector line.
+    """
+    if not isinstance(model, LinearModel):
+        raise ValueError(f"model: expected a LinearModel, got {type(model).__name__}")
+    # Re-check: the attributes may have been changed since construction.
+    model = LinearModel(model.w, model.b, model.metadata)
+    text = _format_model(model)
+    with atomic_write(path) as fh:
+        fh.write(text)
+
+
+def _fail(source, line, expected, got):
+    got = got if len(got) <= 60 else got[:60] + "..."
+    raise InputFormatError(f"{source}:{line}: expected {expected}, got '{got}'")
+
+
+def _check_version(source, first):
+    match = re.fullmatch(r"SVM-light Version (\S+)", first)
+    if match:
+        if match.group(1) not in READABLE_VERSIONS:
+            _fail(source, 1, f"an SVM-light model of version {' / '.join(READABLE_VERSIONS)} "
+                             f"(other versions have another layout)", first)
+        return
+    if first.startswith("SVM-multiclass"):
+        _fail(source, 1, "an SVM-light linear model (this is an SVM-multiclass model, "
+                         "which is not supported)", first)
+    if re.match(r"SVM-\S+ Version", first):
+        _fail(source, 1, "an SVM-light linear model (this is a model of another SVM-struct "
+                         "application, which is not supported)", first)
+    _fail(source, 1, f"'SVM-light Version {VERSION}' (not an SVM-light model file?)", first)
+
+
+def _parse_header(source, lines):
+    values = []
+    for k, (what, kind) in enumerate(_HEADER):
+        lineno = k + 2
+        if lineno > len(lines):
+            _fail(source, lineno, f"the header line '... # {what}' (truncated model file)",
+                  "<end of file>")
+        text = lines[lineno - 1].decode("utf-8", errors="replace").rstrip("\r")
+        value = text.split("#", 1)[0]
+        if kind == "text":
+            values.append(value)
+            continue
+        value = value.strip()
+        if kind == "float":
+            if not _DECIMAL.fullmatch(value) or not math.isfinite(float(value)):
+                _fail(source, lineno, f"a finite decimal number ({what})", text)
+            values.append(float(value))
+            continue
+        if not _INT.fullmatch(value):
+            _fail(source, lineno, f"an integer ({what})", text)
+        number = int(value)
+        if (kind == "count" and number < 0) or (kind == "positive" and number < 1):
+            _fail(source, lineno, f"an integer >= {0 if kind == 'count' else 1} ({what})", text)
+        values.append(number)
+    return values
+
+
+def _parse_metadata(comment):
+    """key=value tokens of our metadata comment; {} when the comment is something else
+    (svm_learn copies training-file comments there)."""
+    metadata = {}
+    for token in comment.split():
+        key, sep, value = token.partition("=")
+        if not sep or not key or "#" in token:
+            return {}
+        metadata[key] = value
+    return metadata
+
+
+def read_model(path):
+    """Read a linear SVM-light model file (ours, svm_learn's, svm_perf_learn's or
+    svm_rank_learn's) as a :class:`LinearModel`.
+
+    ``w`` is the sum over support vector lines of alpha*y times the vector; ``b`` is
+    the threshold; ``metadata`` holds ``n_train`` (the number of training documents)
+    and, for a single support vector line whose comment is ``key=value`` tokens,
+    those pairs.
+
+    Raises
+    ------
+    svmrank.exceptions.InputFormatError
+        Naming the file and line: not a model file, an unsupported version or model
+        kind, a non-linear kernel, a truncated file, non-finite numbers.
+    """
+    source = os.fspath(path)
+    with open(path, "rb") as fh:
+        buf = fh.read()
+    lines = buf.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    first = lines[0].decode("utf-8", errors="replace").rstrip() if lines else "<end of file>"
+    _check_version(source, first)
+    (kernel, _, _, _, _, _, n_features, n_train, sv_plus_1, b) = _parse_header(source, lines)
+    if kernel != 0:
+        name = _KERNELS.get(kernel, "unknown")
+        _fail(source, 2, f"kernel type 0 (linear; {name} kernels are not supported)",
+              lines[1].decode("utf-8", errors="replace").rstrip())
+    n_sv = sv_plus_1 - 1
+    first_sv = len(_HEADER) + 2  # 1-based line number of the first support vector
+    sv_lines = lines[first_sv - 1:first_sv - 1 + n_sv]
+    for k, raw in enumerate(sv_lines):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith(b"#"):
+            _fail(source, first_sv + k, "a support vector line 'alpha*y idx:val ... #'",
+                  raw.decode("utf-8", errors="replace").rstrip())
+    if len(sv_lines) < n_sv:
+        _fail(source, first_sv + len(sv_lines),
+              f"{n_sv} support vector lines (truncated model file)", "<end of file>")
+    for k, raw in enumerate(lines[first_sv - 1 + n_sv:]):
+        if raw.strip():
+            _fail(source, first_sv + n_sv + k,
+                  f"the end of the file after {n_sv} support vector lines",
+                  raw.decode("utf-8", errors="replace").rstrip())
+    metadata = {}
+    w = np.zeros(n_features)
+    if n_sv > 0:
+        X, alpha, _, comments = parse_svmlight_bytes(
+            b"\n".join(sv_lines), source, n_features=n_features, return_comments=True,
+            first_line=first_sv, label_name="alpha*y", extra_hint=" (the highest feature index)")
+        w = np.asarray(X.T @ alpha, dtype=np.float64).ravel()
+        if not np.all(np.isfinite(w)):
+            _fail(source, first_sv, "finite weights (alpha*y times the support vectors)", "overflow")
+        if n_sv == 1:
+            metadata = _parse_metadata(comments[0])
+    metadata[N_TRAIN_KEY] = str(n_train)
+    return LinearModel(w, b, metadata)

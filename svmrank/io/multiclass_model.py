@@ -1,0 +1,245 @@
+"""The SVM-multiclass "Version V2.20" linear model text file.
+
+Layout (what Joachims' svm_multiclass_learn writes for a linear kernel)::
+
+    SVM-multiclass Version V2.20
+    3# number of classes
+    2# number of base features
+    0 # loss function
+    0 # kernel type
+    3 # kernel parameter -d
+    1 # kernel parameter -g
+    1 # kernel parameter -s
+    1 # kernel parameter -r
+    empty# kernel parameter -u
+    6 # highest feature index
+    10 # number of training documents
+    2 # number of support vectors plus 1
+    0 # threshold b, each following line is a SV (starting with alpha*y)
+    1 qid:0 1:0.5 2:-0.25 3:0.1 4:0.2 5:-0.6 6:0.05 #
+
+All class weight vectors sit in one vector: weight j (1-based) of class c (1..m) has
+index (c - 1) * d + j, d the number of base features; the score of class c is
+``w_c . x`` (the threshold is unused). Classes are the labels 1..m. SVM-multiclass
+keeps the text after the ``#`` of a support vector line as an opaque comment, so our
+metadata (``key=value`` tokens, among them ``classes=`` with the original label of
+each class) is written there; their tools ignore it.
+"""
+import dataclasses
+import math
+import os
+import re
+
+import numpy as np
+
+from .atomic import atomic_write
+from .model_file import _fail, _parse_metadata
+from .svmlight import parse_svmlight_bytes
+
+__all__ = ["MulticlassModel", "read_multiclass_model", "write_multiclass_model"]
+
+VERSION = "V2.20"
+CLASSES_KEY = "classes"
+_INT = re.compile(r"[+-]?\d+")
+_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_FORBIDDEN_KEY = re.compile(r"[\s#=]")
+_FORBIDDEN_VALUE = re.compile(r"[\s#]")
+
+# (what the header line holds, how to parse its value) after the version line.
+_HEADER = (
+    ("number of classes", "int"),
+    ("number of base features", "int"),
+    ("loss function", "int"),
+    ("kernel type", "int"),
+    ("kernel parameter -d", "int"),
+    ("kernel parameter -g", "float"),
+    ("kernel parameter -s", "float"),
+    ("kernel parameter -r", "float"),
+    ("kernel parameter -u", "text"),
+    ("highest feature index", "int"),
+    ("number of training documents", "int"),
+    ("number of support vectors plus 1", "int"),
+    ("threshold b", "float"),
+)
+
+
+@dataclasses.dataclass(eq=False)
+class MulticlassModel:
+    """A linear multiclass model: class c scores ``coef[c] @ x``.
+
+    Attributes
+    ----------
+    coef : ndarray (n_classes, n_features)
+    classes : ndarray (n_classes,)
+        The label of each class (1..m for a plain SVM-multiclass file).
+    n_train : int
+        Number of training documents (header).
+    metadata : dict of str -> str
+        Our ``key=value`` tokens (empty for files written by other tools).
+    """
+    coef: np.ndarray
+    classes: np.ndarray
+    n_train: int = 0
+    metadata: dict = dataclasses.field(default_factory=dict)
+
+
+def format_label(value):
+    """A class label as text: integers without a decimal point, else repr."""
+    value = float(value)
+    if value.is_integer() and abs(value) < 2**53:
+        return str(int(value))
+    return repr(value)
+
+
+def write_multiclass_model(path, model):
+    """Write ``model`` (a :class:`MulticlassModel`) atomically in SVM-multiclass V2.20
+    layout; ``classes`` (numbers) and ``metadata`` go into the support vector comment."""
+    coef = np.asarray(model.coef, dtype=np.float64)
+    if coef.ndim != 2 or coef.shape[0] < 2:
+        raise ValueError(f"coef: expected shape (n_classes >= 2, n_features), got {coef.shape}")
+    if not np.all(np.isfinite(coef)):
+        raise ValueError("coef: contains NaN or infinite values")
+    m, d = coef.shape
+    try:
+        classes = np.asarray(model.classes, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("classes: must be numbers to be written in a model file") from None
+    if classes.shape != (m,) or not np.all(np.isfinite(classes)):
+        raise ValueError(f"classes: expected {m} finite numbers, got {model.classes!r}")
+    metadata = {CLASSES_KEY: ",".join(format_label(c) for c in classes)}
+    for key, value in (model.metadata or {}).items():
+        value = str(value)
+        if not isinstance(key, str) or not key or _FORBIDDEN_KEY.search(key) or key == CLASSES_KEY:
+            raise ValueError(f"metadata: invalid key {key!r} (non-empty, no whitespace, '#' or '=')")
+        if not value or _FORBIDDEN_VALUE.search(value):
+            raise ValueError(f"metadata[{key!r}]: value must be non-empty without whitespace or '#'")
+        metadata[key] = value
+    w = coef.ravel().tolist()  # weight j of class c has index (c - 1) * d + j, 1-based
+    nz = np.flatnonzero(coef.ravel()).tolist()
+    values = [
+        f"SVM-multiclass Version {VERSION}",
+        f"{m}# number of classes",
+        f"{d}# number of base features",
+        "0 # loss function",
+        "0 # kernel type",
+        "3 # kernel parameter -d ",
+        "1 # kernel parameter -g ",
+        "1 # kernel parameter -s ",
+        "1 # kernel parameter -r ",
+        "empty# kernel parameter -u ",
+        f"{m * d} # highest feature index ",
+        f"{int(model.n_train)} # number of training documents ",
+        "2 # number of support vectors plus 1 ",
+        "0 # threshold b, each following line is a SV (starting with alpha*y)",
+        " ".join(["1 qid:0"] + [f"{i + 1}:{w[i]!r}" for i in nz]
+                 + ["#" + " ".join(f"{k}={v}" for k, v in metadata.items())]),
+    ]
+    with atomic_write(path) as fh:
+        fh.write("\n".join(values) + "\n")
+
+
+def _parse_header(source, lines):
+    values = []
+    for k, (what, kind) in enumerate(_HEADER):
+        lineno = k + 2
+        if lineno > len(lines):
+            _fail(source, lineno, f"the header line '... # {what}' (truncated model file)",
+                  "<end of file>")
+        text = lines[lineno - 1].decode("utf-8", errors="replace").rstrip("\r")
+        value = text.split("#", 1)[0].strip()
+        if kind == "text":
+            values.append(value)
+        elif kind == "float":
+            if not _DECIMAL.fullmatch(value) or not math.isfinite(float(value)):
+                _fail(source, lineno, f"a finite decimal number ({what})", text)
+            values.append(float(value))
+        else:
+            if not _INT.fullmatch(value):
+                _fail(source, lineno, f"an integer ({what})", text)
+            values.append(int(value))
+    return values
+
+
+def _check_version(source, first):
+    match = re.fullmatch(r"SVM-multiclass Version (\S+)", first)
+    if match:
+        if match.group(1) != VERSION:
+            _fail(source, 1, f"an SVM-multiclass model of version {VERSION} (other versions "
+                             f"have another layout)", first)
+        return
+    if first.startswith("SVM-light Version"):
+        _fail(source, 1, "an SVM-multiclass model (this is an SVM-light model of a binary or "
+                         "ranking SVM; use svm_ap_classify / svm_classify)", first)
+    _fail(source, 1, f"'SVM-multiclass Version {VERSION}' (not an SVM-multiclass model file?)",
+          first)
+
+
+def read_multiclass_model(path):
+    """Read a linear SVM-multiclass V2.20 model file (ours or svm_multiclass_learn's).
+
+    Raises
+    ------
+    svmrank.exceptions.InputFormatError
+        Naming the file and line: not a model file, another model kind or version, a
+        non-linear kernel, a truncated file, malformed numbers or metadata.
+    """
+    source = os.fspath(path)
+    with open(path, "rb") as fh:
+        buf = fh.read()
+    lines = buf.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    first = lines[0].decode("utf-8", errors="replace").rstrip() if lines else "<end of file>"
+    _check_version(source, first)
+    (m, d, _, kernel, _, _, _, _, _, _, n_train, sv_plus_1, _) = _parse_header(source, lines)
+    line_text = lambda no: lines[no - 1].decode("utf-8", errors="replace").rstrip()
+    if m < 2:
+        _fail(source, 2, "a number of classes >= 2", line_text(2))
+    if d < 0:
+        _fail(source, 3, "a number of base features >= 0", line_text(3))
+    if kernel != 0:
+        _fail(source, 5, "kernel type 0 (only linear SVM-multiclass models are supported)",
+              line_text(5))
+    if n_train < 0:
+        _fail(source, 12, "a number of training documents >= 0", line_text(12))
+    if sv_plus_1 < 1:
+        _fail(source, 13, "a number of support vectors plus 1 >= 1", line_text(13))
+    n_sv = sv_plus_1 - 1
+    first_sv = len(_HEADER) + 2
+    sv_lines = lines[first_sv - 1:first_sv - 1 + n_sv]
+    if len(sv_lines) < n_sv:
+        _fail(source, first_sv + len(sv_lines),
+              f"{n_sv} support vector lines (truncated model file)", "<end of file>")
+    for k, raw in enumerate(lines[first_sv - 1 + n_sv:]):
+        if raw.strip():
+            _fail(source, first_sv + n_sv + k,
+                  f"the end of the file after {n_sv} support vector lines",
+                  raw.decode("utf-8", errors="replace").rstrip())
+    w = np.zeros(m * d)
+    metadata = {}
+    if n_sv > 0:
+        X, alpha, _, comments = parse_svmlight_bytes(
+            b"\n".join(sv_lines), source, n_features=m * d, return_comments=True,
+            first_line=first_sv, label_name="alpha*y",
+            extra_hint=" (number of classes x number of base features)")
+        if X.shape[0] != n_sv:
+            _fail(source, first_sv, f"{n_sv} support vector lines 'alpha*y idx:val ... #'",
+                  "a blank or comment line")
+        w = np.asarray(X.T @ alpha, dtype=np.float64).ravel()
+        if not np.all(np.isfinite(w)):
+            _fail(source, first_sv, "finite weights (alpha*y times the support vectors)", "overflow")
+        if n_sv == 1:
+            metadata = _parse_metadata(comments[0])
+    classes = np.arange(1, m + 1, dtype=np.float64)
+    if CLASSES_KEY in metadata:
+        text = metadata.pop(CLASSES_KEY)
+        parts = text.split(",")
+        if len(parts) != m or not all(_DECIMAL.fullmatch(p) for p in parts):
+            _fail(source, first_sv, f"'{CLASSES_KEY}=' followed by {m} comma-separated numbers",
+                  f"{CLASSES_KEY}={text}")
+        classes = np.array([float(p) for p in parts])
+        if not np.all(np.isfinite(classes)) or len(np.unique(classes)) != m:
+            _fail(source, first_sv, f"{m} distinct finite class labels", f"{CLASSES_KEY}={text}")
+    return MulticlassModel(coef=w.reshape(m, d), classes=classes, n_train=n_train,
+                           metadata=metadata)
+

@@ -1,0 +1,206 @@
+"""Read and write SVMlight text files (``label [qid:N] idx:val ... [# comment]``).
+
+Parsing runs in the Cython kernel ``svmrank._svmlight_fast``; this module reads the
+bytes, validates arguments and turns the kernel's error codes into one-line
+:class:`~svmrank.exceptions.InputFormatError` messages naming the file and line.
+"""
+import numbers
+import os
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._svmlight_fast import parse_svmlight
+from .._validation import check_matrix, check_vector
+from ..exceptions import InputFormatError
+from .atomic import atomic_write
+
+__all__ = ["load_svmlight", "dump_svmlight", "parse_svmlight_bytes"]
+
+# Kernel error code -> what was expected (the kernel's codes, cython_src/_svmlight_fast.pyx).
+_EXPECTED = {
+    2: "a decimal number as the {label}",
+    3: "a finite {label}",
+    4: "'idx:val', 'qid:N', 'sid:N', 'cost:F' or '# comment'",
+    5: "'idx:val' with an integer index",
+    6: "a feature index >= 1",
+    7: "a feature index <= 2147483647",
+    8: "feature indices in strictly increasing order (previous index {aux})",
+    9: "'idx:val' with a decimal number as the value",
+    10: "a finite feature value",
+    11: "a feature index <= {aux}{extra_hint}",
+    12: "'qid:N' with an integer N (64-bit)",
+    13: "at most one 'qid:' per line",
+    14: "'sid:N' with an integer N >= 1",
+    15: "'cost:F' with a finite decimal number F",
+}
+
+_EXCERPT_CHARS = 40
+
+
+def _excerpt(buf, offset):
+    """The token starting at ``offset`` (up to the next blank), shortened for messages."""
+    stop = offset
+    limit = min(len(buf), offset + _EXCERPT_CHARS)
+    while stop < limit and buf[stop] not in b" \t\r\n\v\f":
+        stop += 1
+    text = buf[offset:stop].decode("utf-8", errors="replace")
+    if stop == limit and limit < len(buf) and buf[limit] not in b" \t\r\n\v\f":
+        text += "..."
+    return text
+
+
+def _check_n_features(n_features):
+    if n_features is None:
+        return -1
+    if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) or n_features < 0:
+        raise ValueError(f"n_features must be None or an integer >= 0, got {n_features!r}")
+    return int(n_features)
+
+
+def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=False,
+                         return_comments=False, first_line=1, label_name="label",
+                         extra_hint="", allow_empty=False):
+    """Parse SVMlight text held in ``buf`` (bytes); errors name ``source`` and the line.
+
+    ``first_line`` is the file line number of ``buf``'s first line (for text cut
+    out of a larger file, such as the support vectors of a model file). Returns
+    ``(X, y, qid, comments)`` with ``comments`` None unless ``return_comments``.
+    See :func:`load_svmlight` for the format and the other parameters.
+    """
+    limit = _check_n_features(n_features)
+    code, line, offset, aux, arrays = parse_svmlight(bytes(buf), limit, bool(ignore_extra_features))
+    if code != 0:
+        what = _EXPECTED[code].format(label=label_name, aux=aux, extra_hint=extra_hint)
+        raise InputFormatError(
+            f"{source}:{line + first_line - 1}: expected {what}, got '{_excerpt(buf, offset)}'")
+    data, indices, indptr, labels, qids, cstart, cend, max_index = arrays
+    if labels.shape[0] == 0 and not allow_empty:
+        last_line = line - 1 if line > 1 and buf.endswith(b"\n") else line
+        raise InputFormatError(
+            f"{source}:{last_line + first_line - 1}: expected at least one example line "
+            f"'label [qid:N] idx:val ...', got '<end of file>'")
+    n_cols = max_index if limit < 0 else limit
+    if indptr[-1] < np.iinfo(np.int32).max:
+        indptr = indptr.astype(np.int32)
+    X = sp.csr_matrix((data, indices, indptr), shape=(labels.shape[0], n_cols), copy=False)
+    X.has_sorted_indices = True
+    comments = None
+    if return_comments:
+        comments = [buf[s:e].decode("utf-8", errors="replace").strip() if e > s else ""
+                    for s, e in zip(cstart.tolist(), cend.tolist())]
+    return X, labels, qids, comments
+
+
+def load_svmlight(path, n_features=None, ignore_extra_features=False, return_comments=False):
+    """Load an SVMlight / SVM-rank data file.
+
+    Each example line is ``label [qid:N] [sid:N] [cost:F] idx:val ... [# comment]``
+    with 1-based, strictly increasing indices. Lines whose first non-blank
+    character is ``#`` and blank lines are skipped; CRLF line ends, tabs and a
+    missing final newline are accepted. ``sid:`` and ``cost:`` (SVM-light's slack id
+    and cost factor) are checked and ignored. Numbers are decimal (no hex); NaN and
+    infinity are rejected everywhere. Explicit zero values are not stored in X.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    n_features : int, optional
+        Number of columns of X; default: the highest index in the file.
+    ignore_extra_features : bool
+        With ``n_features``, drop entries with a larger index (as SVM-light's
+        classifier ignores test features beyond the model's) instead of failing.
+    return_comments : bool
+        Also return the text after the first ``#`` of each example line, stripped.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of float64, shape (n_examples, n_features)
+        int32 indices, sorted within rows.
+    y : ndarray of float64
+        Labels (relevant means > 0 for the ranking losses).
+    qid : ndarray of int64
+        Query id per line, 0 where a line has none (SVM-light's convention).
+    comments : list of str
+        Only when ``return_comments``.
+
+    Raises
+    ------
+    svmrank.exceptions.InputFormatError
+        ``"{path}:{line}: expected ..., got '...'"`` for the first malformed token,
+        or when the file holds no example.
+    """
+    source = os.fspath(path)
+    with open(path, "rb") as fh:
+        buf = fh.read()
+    X, y, qid, comments = parse_svmlight_bytes(buf, source, n_features, ignore_extra_features,
+                                               return_comments,
+                                               extra_hint=" (n_features; pass ignore_extra_features=True "
+                                                          "to drop larger indices)")
+    return (X, y, qid, comments) if return_comments else (X, y, qid)
+
+
+def _format_float(value):
+    """Shortest round-trip text of a float; integral values without the '.0'."""
+    text = repr(value)
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _check_qid(qid, n):
+    arr = np.asarray(qid)
+    if arr.dtype.kind == "f":
+        arr = check_vector(arr, "qid", n=n)
+        if not np.all(arr == np.round(arr)) or np.any(np.abs(arr) >= 2.0 ** 63):
+            raise ValueError("qid: expected integer values")
+    elif arr.dtype.kind not in "iub":
+        raise ValueError(f"qid: expected an integer array, got dtype {arr.dtype}")
+    return check_vector(arr, "qid", n=n, dtype=np.int64)
+
+
+def dump_svmlight(path, X, y, qid=None, comments=None):
+    """Write X, y (and qid, comments) as an SVMlight file, atomically.
+
+    Zeros are not written; floats are written in their shortest round-trip form
+    (integral values without ``.0``), so :func:`load_svmlight` gives back the same
+    arrays (pass ``n_features=X.shape[1]`` to keep trailing empty columns).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    X : array-like or sparse matrix, shape (n_samples, n_features)
+    y : array-like of float, shape (n_samples,)
+    qid : array-like of int, optional
+        Written as ``qid:N`` on every line when given.
+    comments : sequence of str, optional
+        Written as ``# comment`` when non-empty; must not contain line breaks.
+    """
+    X = check_matrix(X, "X")
+    n = X.shape[0]
+    y = check_vector(y, "y", n=n)
+    qid = None if qid is None else _check_qid(qid, n)
+    if comments is not None:
+        comments = list(comments)
+        if len(comments) != n:
+            raise ValueError(f"comments: expected length {n}, got {len(comments)}")
+        for i, c in enumerate(comments):
+            if c is not None and not isinstance(c, str):
+                raise ValueError(f"comments[{i}]: expected a str, got {type(c).__name__}")
+            if c and ("\n" in c or "\r" in c):
+                raise ValueError(f"comments[{i}]: must not contain a line break")
+    labels = [_format_float(v) for v in y.tolist()]
+    nonzero = X.data != 0
+    values = [_format_float(v) for v in X.data[nonzero].tolist()]
+    columns = (X.indices[nonzero].astype(np.int64) + 1).tolist()
+    rows = np.repeat(np.arange(n), np.diff(X.indptr))
+    row_counts = np.bincount(rows[nonzero], minlength=n)
+    indptr = np.concatenate([[0], np.cumsum(row_counts)]).tolist()
+    qids = None if qid is None else qid.tolist()
+    with atomic_write(path) as fh:
+        for i in range(n):
+            parts = [labels[i]]
+            if qids is not None:
+                parts.append(f"qid:{qids[i]}")
+            parts.extend(f"{columns[k]}:{values[k]}" for k in range(indptr[i], indptr[i + 1]))
+            if comments is not None and comments[i]:
+                parts.append("# " + comments[i])
+            fh.write(" ".join(parts) + "\n")

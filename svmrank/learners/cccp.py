@@ -1,0 +1,121 @@
+"""The concave-convex procedure (CCCP; Yuille & Rangarajan 2003) as used for latent
+structural SVMs (behl2014 Alg. 1): alternate imputing the latent variables at the
+current parameters and solving the convex problem they define.
+
+The loop knows nothing about bags, rankings or QP solvers: the caller supplies two
+functions. ``impute(w)`` returns the latent state that minimises the objective at w
+(step 3 of Alg. 1); ``solve(state, w)`` solves the convex problem with the latent
+variables fixed to ``state`` (step 4), warm-started at w, and returns the new parameters
+with the convex objective's value there. Since the convex problem at ``state_t`` upper
+bounds the true objective and touches it at ``w_t``, the recorded objectives are
+non-increasing as long as the convex solves are exact.
+"""
+import sys
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..exceptions import ConvergenceWarning
+
+
+@dataclass
+class CCCPResult:
+    """Outcome of :func:`cccp`.
+
+    Attributes
+    ----------
+    w : ndarray
+        Parameters with the lowest objective seen.
+    state : object
+        The latent state ``w`` was solved with.
+    objective : float
+        Its convex objective value (an upper bound on the true objective at ``w``).
+    n_iter : int
+        Number of convex solves.
+    converged : bool
+        False when the loop stopped at ``max_iter``.
+    history : list of float
+        Convex objective after each solve.
+    """
+
+    w: np.ndarray
+    state: object
+    objective: float
+    n_iter: int
+    converged: bool
+    history: list = field(default_factory=list)
+
+
+def same_state(a, b):
+    """True when two latent states are equal (arrays, tuples/lists of them, scalars)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                and a.shape == b.shape and bool(np.array_equal(a, b)))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(same_state(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, out=None):
+    """Run the CCCP outer loop.
+
+    Parameters
+    ----------
+    impute : callable ``impute(w) -> state``
+        Latent variables minimising the objective at w.
+    solve : callable ``solve(state, w) -> (w_new, objective)``
+        Solve the convex problem with the latent variables fixed; ``w`` (None at the
+        first call unless ``w0`` is given) is a warm start.
+    w0 : ndarray, optional
+        Initial parameters; used to impute the first state unless ``state0`` is given.
+    state0 : object, optional
+        Initial latent state (e.g. a random imputation); takes precedence over ``w0``.
+    tol : float
+        Stop when a solve decreases the objective by less than ``tol``.
+    max_iter : int
+        Maximum number of convex solves; reaching it warns with
+        :class:`~svmrank.exceptions.ConvergenceWarning`.
+    verbose : int
+        1 prints one line per outer iteration to ``out`` (default stdout).
+
+    Returns
+    -------
+    CCCPResult
+
+    The loop also stops when imputation returns the state just solved with (the next
+    convex problem would be the same one). If a solve ends above the previous objective
+    (possible when the convex solver is only ε-accurate), the previous solution is kept.
+    """
+    if state0 is None and w0 is None:
+        raise ValueError("cccp: give an initial state (state0) or initial parameters (w0)")
+    if max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    out = sys.stdout if out is None else out
+    state = state0 if state0 is not None else impute(w0)
+    w = w0
+    best = None
+    history = []
+    for it in range(1, max_iter + 1):
+        w, objective = solve(state, w)
+        objective = float(objective)
+        history.append(objective)
+        if verbose:
+            print(f"CCCP iteration {it}: objective {objective:.8g}", file=out)
+        if best is not None and objective > best.objective:
+            # ε-accurate solve went uphill: keep the previous solution and stop
+            best.n_iter, best.converged, best.history = it, True, history
+            return best
+        decrease = np.inf if best is None else best.objective - objective
+        best = CCCPResult(w, state, objective, it, False, history)
+        if decrease < tol:
+            best.converged = True
+            return best
+        new_state = impute(w)
+        if same_state(new_state, state):
+            best.converged = True
+            return best
+        state = new_state
+    warnings.warn(f"CCCP stopped at max_iter={max_iter} before the objective decrease fell "
+                  f"below tol={tol}", ConvergenceWarning, stacklevel=2)
+    return best

@@ -1,0 +1,256 @@
+"""Rank losses as data, the QS-suitable loss interface, and the structured-hinge loss.
+
+A loss Δ(R*, R) over rankings of one query is QS-suitable (2018 paper, supplement §1)
+when
+
+- (C1) it decomposes over the negatives: Δ = Σ_j δ_j(r_j), with r_j the interleaving
+  rank (1 .. P+1) of the j-th highest scored negative;
+- (C2) its discrete derivative is non-decreasing in j:
+  δ_{j+1}(i+1) − δ_{j+1}(i) ≥ δ_j(i+1) − δ_j(i) for 1 ≤ j < N, 1 ≤ i ≤ P;
+- (C3) that derivative costs O(1) to evaluate.
+
+A loss is given here by that derivative alone, as a vectorised NumPy callable
+``step(i, j, n_pos, n_neg)`` (1-based integer arrays i, j that broadcast), with
+δ_j(P+1) = 0 so that Δ(R*, R*) = 0. Any such loss works with every inference method that
+needs only C1-C3 (``qs``, ``greedy``, ``select``); see :mod:`svmrank.inference`.
+"""
+import numpy as np
+
+from ._validation import check_vector, query_segments
+
+__all__ = ["QSLoss", "AP", "NDCG", "ROC", "BUILTIN_LOSSES", "check_qs_suitable",
+           "get_loss", "structured_hinge"]
+
+# C2 is checked on every pair (i, j) when P·N is at most this; beyond it on a subset
+FULL_CHECK_PAIRS = 4_000_000
+
+
+class QSLoss:
+    """A QS-suitable rank loss, given by its per-negative discrete derivative.
+
+    Parameters
+    ----------
+    step : callable
+        ``step(i, j, n_pos, n_neg) -> ndarray``: δ_j(i+1) − δ_j(i) for integer arrays
+        i (1 .. n_pos) and j (1 .. n_neg) that broadcast against each other; the result
+        has their broadcast shape. Vectorised NumPy code (C3).
+    name : str
+        Shown in messages.
+    check : bool
+        Check C1-C3 numerically (:func:`check_qs_suitable`) for every problem size
+        (P, N) the loss meets, before inference. Turn off only for a loss already proven
+        QS-suitable.
+
+    Notes
+    -----
+    The loss value is Δ = Σ_j δ_j(r_j) with δ_j(i) = −Σ_{k=i}^{P} step(k, j): the
+    ground-truth ranking (every r_j = P+1) has loss 0.
+
+    Examples
+    --------
+    The fraction of swapped positive/negative pairs (1 − ROC area):
+
+    >>> roc = QSLoss(lambda i, j, P, N: np.full(np.broadcast(i, j).shape, -1.0 / (P * N)))
+    """
+
+    code = None  # built-in losses have a kernel code; user losses are called back
+
+    def __init__(self, step, name="user loss", check=True):
+        if not callable(step):
+            raise ValueError(f"step must be callable, got {type(step).__name__}")
+        self.step = step
+        self.name = str(name)
+        self.check = bool(check)
+        self._checked = {}  # (P, N) -> largest |step| seen
+
+    def __repr__(self):
+        return f"QSLoss(name={self.name!r})"
+
+    def steps(self, i, j, n_pos, n_neg):
+        """The derivative on a grid, checked for shape and finiteness (a float64 array)."""
+        i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+        shape = np.broadcast(i, j).shape
+        try:
+            out = self.step(i, j, int(n_pos), int(n_neg))
+        except Exception as exc:
+            raise ValueError(f"loss: {self.name}'s step(i, j, n_pos, n_neg) failed: "
+                             f"{type(exc).__name__}: {exc}") from None
+        out = np.asarray(out, dtype=np.float64)
+        if out.shape != shape:
+            raise ValueError(f"loss: {self.name}'s step returned shape {out.shape}; expected "
+                             f"{shape}, the broadcast shape of i and j")
+        if not np.all(np.isfinite(out)):
+            bad = np.argwhere(~np.isfinite(out))[0]
+            ib, jb = np.broadcast_to(i, shape)[tuple(bad)], np.broadcast_to(j, shape)[tuple(bad)]
+            raise ValueError(f"loss: {self.name}'s step is not finite at (i, j) = ({ib}, {jb})")
+        return out
+
+    def values(self, i, j, n_pos, n_neg):
+        """δ_j(i) = −Σ_{k=i}^{P} step(k, j) for 1 ≤ i ≤ P+1 (broadcast arrays)."""
+        i, j = np.broadcast_arrays(np.asarray(i, np.int64), np.asarray(j, np.int64))
+        out = np.zeros(i.shape)
+        for k in range(1, int(n_pos) + 1):
+            mask = i <= k
+            if mask.any():
+                out[mask] -= self.steps(np.full(mask.sum(), k), j[mask], n_pos, n_neg)
+        return out
+
+    def ensure_checked(self, n_pos, n_neg):
+        """Check C1-C3 for (n_pos, n_neg) once; returns the largest |step| seen."""
+        key = (int(n_pos), int(n_neg))
+        if key not in self._checked:
+            self._checked[key] = (check_qs_suitable(self, *key) if self.check
+                                  else float(np.abs(self.steps(
+                                      np.arange(1, key[0] + 1)[:, None],
+                                      np.array([1, key[1]]), *key)).max()))
+        return self._checked[key]
+
+    def kernel_steps(self, lo, hi, j, n_pos, n_neg):
+        """What the Cython kernel calls: steps for i in lo..hi-1 at one j."""
+        return np.ascontiguousarray(self.steps(np.arange(lo, hi), j, n_pos, n_neg))
+
+
+def _ap_step(i, j, P, N):
+    # (j−1)/(j+i−1) − j/(j+i), written without cancellation
+    i, j = np.asarray(i, float), np.asarray(j, float)
+    return -i / ((j + i - 1.0) * (j + i) * P)
+
+
+def _ndcg_step(i, j, P, N):
+    D = lambda k: 1.0 / np.log2(1.0 + k)
+    k = np.asarray(i, float) + np.asarray(j, float)
+    return (D(k) - D(k - 1.0)) / D(np.arange(1, P + 1)).sum()
+
+
+def _roc_step(i, j, P, N):
+    return np.full(np.broadcast(i, j).shape, -1.0 / (P * N))
+
+
+class _BuiltinLoss(QSLoss):
+    def __init__(self, step, name, code, description):
+        super().__init__(step, name=name, check=False)
+        self.code = code
+        self.description = description
+
+
+AP = _BuiltinLoss(_ap_step, "ap", 0, "1 − average precision (Yue et al.; 2014 eq. 5)")
+NDCG = _BuiltinLoss(_ndcg_step, "ndcg", 1,
+                    "1 − NDCG, binary relevance, discount 1/log2(1+i) (2018 supplement §3)")
+ROC = _BuiltinLoss(_roc_step, "roc", 2,
+                   "fraction of swapped positive/negative pairs (1 − ROC area)")
+BUILTIN_LOSSES = {"ap": AP, "ndcg": NDCG, "roc": ROC}
+
+
+def get_loss(loss):
+    """A :class:`QSLoss` from a name ("ap", "ndcg", "roc") or a QSLoss instance."""
+    if isinstance(loss, QSLoss):
+        return loss
+    if isinstance(loss, str) and loss in BUILTIN_LOSSES:
+        return BUILTIN_LOSSES[loss]
+    raise ValueError(f"loss must be one of {', '.join(map(repr, BUILTIN_LOSSES))} or a "
+                     f"svmrank.losses.QSLoss; got {loss!r}")
+
+
+def _check_grid(n, full, head=1000, points=200):
+    """1 .. n, or when n > full the first ``head`` values, ``points`` geometrically
+    spaced ones and the last few."""
+    if n <= full:
+        return np.arange(1, n + 1)
+    geo = np.unique(np.geomspace(head, n, points).astype(np.int64))
+    return np.unique(np.concatenate([np.arange(1, head + 1), geo, np.arange(max(1, n - 4), n + 1)]))
+
+
+def check_qs_suitable(loss, n_pos, n_neg, rtol=1e-12):
+    """Check C1-C3 numerically for a problem with ``n_pos`` positives and ``n_neg``
+    negatives; raise a one-line ValueError at the first offending (i, j).
+
+    - C3 / interface: one call on a (P, J) grid returns that shape, finite values.
+    - C1: δ_j(i) = −Σ_{k≥i} step(k, j) ≥ 0, so every ranking has loss ≥ 0 = Δ(R*, R*).
+    - C2: step(i, j+1) ≥ step(i, j) (up to ``rtol`` times the largest |step|).
+
+    Every pair is checked when P·N ≤ FULL_CHECK_PAIRS (4·10⁶); beyond that every i
+    (or, for P > 2000, a subset) against the first 1000 j, 200 geometrically spaced j and
+    the last 5. Returns the largest |step| seen.
+    """
+    loss = get_loss(loss)
+    P, N = int(n_pos), int(n_neg)
+    if P < 1 or N < 1:
+        raise ValueError(f"n_pos and n_neg must be positive, got {P} and {N}")
+    small = P * N <= FULL_CHECK_PAIRS
+    i_grid = _check_grid(P, P if small else 2000)
+    j_grid = _check_grid(N, N if small else 1000)
+    biggest = 0.0
+    block = max(1, FULL_CHECK_PAIRS // max(len(i_grid), 1))
+    for start in range(0, len(j_grid), block):
+        js = j_grid[start:start + block]
+        js_next = np.unique(np.concatenate([js, np.minimum(js + 1, N)]))
+        d = loss.steps(i_grid[:, None], js_next[None, :], P, N)  # (|i|, |j|)
+        scale = max(float(np.abs(d).max()), np.finfo(float).tiny)
+        biggest = max(biggest, scale)
+        col = {j: k for k, j in enumerate(js_next)}
+        a = np.array([col[j] for j in js if j < N], dtype=np.int64)
+        b = np.array([col[j + 1] for j in js if j < N], dtype=np.int64)
+        if a.size:
+            bad = d[:, b] < d[:, a] - rtol * scale
+            if bad.any():
+                ii, kk = np.argwhere(bad)[0]
+                i, j = int(i_grid[ii]), int(js_next[a[kk]])
+                raise ValueError(
+                    f"loss: {loss.name} is not QS-suitable: condition C2 fails at (i, j) = "
+                    f"({i}, {j}): δ_(j+1)(i+1) − δ_(j+1)(i) = {d[ii, b[kk]]:.6g} < "
+                    f"δ_j(i+1) − δ_j(i) = {d[ii, a[kk]]:.6g} (P = {P}, N = {N})")
+        if len(i_grid) == P:  # C1: δ_j(i) from the right-hand cumulative sums
+            delta = -np.cumsum(d[::-1], axis=0)[::-1]
+            neg = delta < -rtol * max(scale * P, 1e-300)
+            if neg.any():
+                ii, kk = np.argwhere(neg)[0]
+                raise ValueError(
+                    f"loss: {loss.name} gives a negative loss term δ_j(i) = {delta[ii, kk]:.6g} "
+                    f"at (i, j) = ({int(i_grid[ii])}, {int(js_next[kk])}) (with δ_j(P+1) = 0 a "
+                    f"proper loss needs δ_j(i) ≥ 0; C1)")
+    return biggest
+
+
+def structured_hinge(scores, labels, loss="ap", qid=None, method="qs"):
+    """Structured-hinge rank loss and its semi-gradient with respect to the scores
+    (2018 paper, §2.1, eq. 4-6).
+
+    J(s) = max_R Δ(R*, R) + F(R) − F(R*), with F(R) = coef(R) · s, is a convex upper
+    bound on Δ(R*, R(s)); a semi-gradient is coef(R̄) − coef(R*) at the maximiser R̄.
+    With ``qid`` the value and gradient are averaged over the queries that have both a
+    relevant and a non-relevant sample (the others contribute 0).
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_samples,)
+        Finite model scores.
+    labels : array-like of shape (n_samples,)
+        Binary relevance: 0/1 or −1/+1 (or bool).
+    loss : {"ap", "ndcg", "roc"} or QSLoss
+    qid : array-like of shape (n_samples,), optional
+        Query of each sample.
+    method : str
+        Inference method (see :func:`svmrank.inference.loss_augmented_inference`).
+
+    Returns
+    -------
+    value : float
+    gradient : ndarray of shape (n_samples,)
+    """
+    from .inference import check_binary_labels, lai_queries, true_coef
+
+    scores = check_vector(scores, "scores")
+    relevant = check_binary_labels(labels, scores.shape[0])
+    order, offsets = query_segments(qid, scores.shape[0])
+    coef, losses, objectives = lai_queries(scores, relevant, order, offsets, loss, method)
+    usable = ~np.isnan(losses)
+    if not usable.any():
+        raise ValueError("labels: no query has both a relevant and a non-relevant sample")
+    truth = np.zeros_like(scores)
+    for q in np.flatnonzero(usable):
+        rows = order[offsets[q]:offsets[q + 1]]
+        truth[rows] = true_coef(relevant[rows])
+    n_used = int(usable.sum())
+    grad = (coef - truth) / n_used
+    value = float(np.sum(objectives[usable]) - truth @ scores) / n_used
+    return max(value, 0.0), grad

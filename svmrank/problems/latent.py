@@ -1,0 +1,317 @@
+"""Latent ranking and classification over bags of candidates (behl2014).
+
+Each sample is a bag of candidate feature vectors Φ_b(h) (rows of X); the bag's label is
+given, the candidate h is latent unless the bag's known candidate is supplied. Three
+problems answer the cutting-plane learner's question (``most_violated(w)``) with the
+latent variables of the ground truth fixed by ``set_state``, and impute them (``impute``)
+for the CCCP outer loop:
+
+- :class:`LatentAPProblem` — latent AP-SVM, problem (11): positives at their imputed
+  candidates (Prop. 2), each negative at its highest scoring candidate (Prop. 3), then
+  the ordinary AP loss-augmented inference over bag scores.
+- :class:`LatentSSVMProblem` — latent structural SVM with the AP loss (Yu & Joachims
+  2009; behl2014 eq. 4-5).
+- :class:`LatentBinaryProblem` — latent SVM (0-1 loss surrogate, positive weight J,
+  robustness c).
+
+Joint feature maps are linear in the chosen candidates: Ψ = Σ_b coef_b Φ_b(h_b) = Xᵀ d
+with d = ``candidate_coef(rows, coef)`` the coefficients scattered onto their rows, so
+``dot(w, joint_feature(d)) == coef · scores[rows]``. The problems are linear in the
+candidate scores s = Xw (``scores``, ``violation_at_scores``, ``joint_feature``), the
+interface with which the cutting-plane learner runs its line search.
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from ..bags import Bags
+from ..inference import LOSSES, METHODS, lai_queries, true_coef
+from .binary import add_bias_column
+
+
+def _check_choice(value, name, choices):
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
+
+
+class _BagProblem:
+    """Shared part: data, bag index, bag labels, known candidates.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix, shape (n_rows, n_features)
+        Validated candidates.
+    bags : Bags
+        Validated bag index.
+    labels : ndarray, shape (n_bags,)
+        Bag labels; positive means > 0. Needs at least one positive and one negative bag.
+    known : ndarray of intp, shape (n_bags,), optional
+        Known candidate row of each bag, -1 where latent.
+    """
+
+    def __init__(self, X, bags, labels, known=None):
+        if not isinstance(bags, Bags):
+            raise ValueError("bags: expected a validated svmrank.bags.Bags (see check_bags)")
+        self.X = sp.csr_matrix(X)
+        if self.X.shape[0] != bags.n_rows:
+            raise ValueError(f"X has {self.X.shape[0]} rows but the bags cover {bags.n_rows}")
+        self.bags = bags
+        self.relevant = np.asarray(labels) > 0
+        if self.relevant.shape != (bags.n_bags,):
+            raise ValueError(f"labels: expected one label per bag ({bags.n_bags})")
+        n_pos = int(self.relevant.sum())
+        if n_pos == 0 or n_pos == bags.n_bags:
+            raise ValueError(f"y: need at least one positive (label > 0) and one negative bag; "
+                             f"got {n_pos} positive of {bags.n_bags}")
+        self.known = (np.full(bags.n_bags, -1, dtype=np.intp) if known is None
+                      else np.ascontiguousarray(known, dtype=np.intp))
+        self.n_features = self.X.shape[1]
+        self._XT = self.X.T.tocsr()  # Xᵀv as a CSR mat-vec
+        self._pos = np.flatnonzero(self.relevant)
+
+    def scores(self, w):
+        """Candidate scores X w."""
+        return np.asarray(self.X @ w).ravel()
+
+    def candidate_coef(self, rows, coef):
+        """Per-candidate coefficients d (n_rows,) of Σ_k coef_k Φ(rows_k) = Xᵀ d."""
+        return np.bincount(np.asarray(rows, dtype=np.intp), weights=np.asarray(coef, dtype=float),
+                           minlength=self.bags.n_rows)
+
+    def joint_feature(self, d):
+        """Xᵀ d: the joint feature of per-candidate coefficients d (see candidate_coef),
+        touching only the rows where d is non-zero when they are few (at most two per
+        bag are)."""
+        rows = np.flatnonzero(d)
+        if rows.size < 0.25 * d.size:
+            return np.asarray(self.X[rows].T @ d[rows]).ravel()
+        return np.asarray(self._XT @ d).ravel()
+
+    def most_violated(self, w):
+        """(Δ̄, ḡ) of the most violated constraint at w, ḡ = Xᵀ d."""
+        loss, d = self.violation_at_scores(self.scores(w))
+        return loss, self.joint_feature(d)
+
+    def instance_rows(self):
+        """Rows of an instance-level view of the data (the known candidate of a bag that
+        has one, every candidate of the others) and their bags' labels, for CCCP's
+        instance-level initialisation."""
+        bag_of_row = self.bags.bag_of_row()
+        keep = (self.known[bag_of_row] < 0) | (np.arange(self.bags.n_rows) == self.known[bag_of_row])
+        rows = np.flatnonzero(keep)
+        return rows, np.where(self.relevant[bag_of_row[rows]], 1.0, -1.0)
+
+    def random_state(self, rng):
+        """A random latent state: a uniformly drawn candidate for every positive bag
+        (known candidates kept), as CCCP's initialisation."""
+        state = self.known.copy()
+        free = self._pos[self.known[self._pos] < 0]
+        sizes = self.bags.sizes[free]
+        state[free] = self.bags.offsets[free] + (rng.random(free.size) * sizes).astype(np.intp)
+        return state
+
+
+class LatentAPProblem(_BagProblem):
+    """Latent AP-SVM (behl2014 §4.2): the convex problem (11) for a fixed imputation.
+
+    The latent state is an intp array over bags: the imputed candidate row of every
+    positive bag, the known row (or -1) of every negative bag.
+
+    Parameters
+    ----------
+    X, bags, labels, known : see :class:`_BagProblem`
+    loss : {"ap", "ndcg", "roc"}
+        Rank loss of the inference (the paper: "ap").
+    lai : str
+        Loss-augmented inference method, a key of ``svmrank.inference.METHODS``.
+    """
+
+    def __init__(self, X, bags, labels, known=None, loss="ap", lai="qs"):
+        super().__init__(X, bags, labels, known)
+        self.loss = _check_choice(loss, "loss", LOSSES)
+        self.lai = _check_choice(lai, "lai", METHODS)
+        self._order = np.arange(bags.n_bags, dtype=np.int64)
+        self._offsets = np.array([0, bags.n_bags], dtype=np.int64)
+        self._true = true_coef(self.relevant)
+        self.state = None
+
+    def impute(self, w):
+        """Prop. 2 (eq. 10): every positive bag takes its highest scoring candidate under
+        w; known candidates stay fixed; negative bags stay free (-1) unless known."""
+        rows, _ = self.bags.argmax(self.scores(w), known=self.known)
+        return np.where(self.relevant, rows, self.known).astype(np.intp)
+
+    def set_state(self, state):
+        self.state = np.ascontiguousarray(state, dtype=np.intp)
+
+    def inference(self, s):
+        """Loss-augmented inference (12) at candidate scores s by Prop. 3: every negative
+        bag's highest scoring candidate, then the rank-loss inference over bag scores.
+
+        Returns
+        -------
+        rows : ndarray of intp, shape (n_bags,)
+            Chosen candidate of every bag.
+        coef : ndarray, shape (n_bags,)
+            The most violated ranking's coefficients over bag scores.
+        loss, objective : float
+        """
+        rows, values = self.bags.argmax(s, known=self.state)
+        coef, losses, objectives = lai_queries(values, self.relevant, self._order,
+                                               self._offsets, self.loss, self.lai)
+        return rows, coef, float(losses[0]), float(objectives[0])
+
+    def violation_at_scores(self, s):
+        """(Δ̄, d) with Xᵀ d = Ψ(R*, H) − Ψ(R̄, H), H the imputed positives and the
+        maximising negatives (the same H on both sides, as in (11))."""
+        rows, coef, loss, _ = self.inference(s)
+        return loss, self.candidate_coef(rows, self._true - coef)
+
+
+class LatentSSVMProblem(_BagProblem):
+    """Latent structural SVM with a rank loss (Yu & Joachims 2009; behl2014 eq. 5).
+
+    Ground truth: max over H of w·Ψ(R*, H) takes each positive bag's highest and each
+    negative bag's lowest scoring candidate (the sign of its coefficient in F(R*)); that
+    is the imputed state (intp array of one row per bag).
+
+    Most violated output: max over (R, H) of Δ(R*, R) + w·Ψ(R, H) jointly. The exact
+    joint maximisation is not tractable in general (behl2014 §4.1); we alternate, from
+    every bag at its highest scoring candidate (the choice of Prop. 3): (a) the exact
+    ranking R for the current H (loss-augmented inference over bag scores), (b) the
+    exact H for that R — a bag whose coefficient in F(R) is ≥ 0 takes its highest, one
+    with a negative coefficient its lowest scoring candidate. Each step cannot lower
+    Δ + w·Ψ; we stop when a round does not raise it (or H repeats), at most
+    ``max_rounds`` rounds. Known candidates stay fixed throughout.
+    """
+
+    def __init__(self, X, bags, labels, known=None, loss="ap", lai="qs", max_rounds=50):
+        super().__init__(X, bags, labels, known)
+        self.loss = _check_choice(loss, "loss", LOSSES)
+        self.lai = _check_choice(lai, "lai", METHODS)
+        self.max_rounds = int(max_rounds)
+        self._order = np.arange(bags.n_bags, dtype=np.int64)
+        self._offsets = np.array([0, bags.n_bags], dtype=np.int64)
+        self._true = true_coef(self.relevant)
+        self.state = None
+        self.last_rounds = 0
+
+    def impute(self, w):
+        """argmax_H w·Ψ(R*, H): positives' highest, negatives' lowest candidates."""
+        rows, _ = self.bags.argmax(self.scores(w), known=self.known, minimise=~self.relevant)
+        return rows
+
+    def random_state(self, rng):
+        state = super().random_state(rng)
+        neg = np.flatnonzero(~self.relevant & (self.known < 0))
+        state[neg] = self.bags.offsets[neg] + (rng.random(neg.size)
+                                               * self.bags.sizes[neg]).astype(np.intp)
+        return state
+
+    def set_state(self, state):
+        self.state = np.ascontiguousarray(state, dtype=np.intp)
+
+    def inference(self, s):
+        """Approximate joint maximisation of Δ(R*, R) + w·Ψ(R, H) by alternation, at
+        candidate scores s = Xw.
+
+        Returns (rows, coef, loss, objective) as :meth:`LatentAPProblem.inference`.
+        """
+        rows, values = self.bags.argmax(s, known=self.known)
+        best = None
+        for self.last_rounds in range(1, self.max_rounds + 1):
+            coef, losses, objectives = lai_queries(values, self.relevant, self._order,
+                                                   self._offsets, self.loss, self.lai)
+            objective = float(objectives[0])
+            if best is not None and objective <= best[3] + 1e-12 * (1.0 + abs(best[3])):
+                break
+            best = (rows, coef, float(losses[0]), objective)
+            new_rows, values = self.bags.argmax(s, known=self.known, minimise=coef < 0)
+            if np.array_equal(new_rows, rows):
+                break
+            rows = new_rows
+        return best
+
+    def violation_at_scores(self, s):
+        """(Δ̄, d) with Xᵀ d = Ψ(R*, H*) − Ψ(R̄, H̄): the ground truth at the imputed H*,
+        the violator at its own H̄ (independent, as in (5))."""
+        rows, coef, loss, _ = self.inference(s)
+        return loss, self.candidate_coef(np.concatenate([self.state, rows]),
+                                         np.concatenate([self._true, -coef]))
+
+
+class LatentBinaryProblem(_BagProblem):
+    """Latent SVM (Felzenszwalb et al. 2010) as a 1-slack problem, with a positive-bag
+    weight J and robustness c (behl2014 §5.1).
+
+    Per-bag hinge with a bias: the bias is the last weight, on a constant feature
+    ``bias`` appended to every candidate (regularised, as liblinear does). The 1-slack constraint averages over bags (SVM-struct's C semantics):
+    Δ = (1/n) Σ_b J_b [y_b s_b < 1], ḡ = (1/n) Σ_b J_b [y_b s_b < 1] y_b Φ_b(h_b), with
+    J_b = J for positive bags, 1 for negative bags, s_b the score of the imputed
+    candidate (positives) or the highest scoring kept candidate (negatives).
+
+    The latent state is ``(rows, kept)``: the imputed row of every positive bag (known
+    row or -1 for negatives), and a boolean mask of the negative candidates still
+    considered. Robustness c ignores the ⌊c·n⌋ highest scoring (most confusing) of the n
+    candidates of latent negative bags, keeping each such bag's lowest scoring candidate
+    when all of its candidates would go.
+    """
+
+    def __init__(self, X, bags, labels, known=None, J=1.0, c=0.0, bias=1.0):
+        super().__init__(add_bias_column(sp.csr_matrix(X), float(bias)), bags, labels, known)
+        self.J = float(J)
+        self.c = float(c)
+        self.bias = float(bias)
+        self._weight = np.where(self.relevant, self.J, 1.0)
+        self._sign = np.where(self.relevant, 1.0, -1.0)
+        self._free_neg_rows = np.zeros(bags.n_rows, dtype=bool)
+        free_neg = np.flatnonzero(~self.relevant & (self.known < 0))
+        for b in free_neg:  # once, at construction
+            self._free_neg_rows[bags.offsets[b]:bags.offsets[b + 1]] = True
+        self._free_neg = free_neg
+        self.state = None
+
+    def random_state(self, rng):
+        return super().random_state(rng), np.ones(self.bags.n_rows, dtype=bool)
+
+    def kept_candidates(self, s):
+        """Mask of candidates kept under robustness c at scores s (see class doc)."""
+        kept = np.ones(self.bags.n_rows, dtype=bool)
+        cand = np.flatnonzero(self._free_neg_rows)
+        n_drop = int(np.floor(self.c * cand.size + 1e-9))
+        if n_drop == 0:
+            return kept
+        drop = cand[np.argsort(-s[cand], kind="stable")[:n_drop]]
+        kept[drop] = False
+        n_kept = np.add.reduceat(kept.astype(np.intp), self.bags.offsets[:-1])
+        empty = self._free_neg[n_kept[self._free_neg] == 0]
+        if empty.size:
+            lowest, _ = self.bags.argmax(s, minimise=np.ones(self.bags.n_bags, dtype=bool))
+            kept[lowest[empty]] = True
+        return kept
+
+    def impute(self, w):
+        """Positives: highest scoring candidate (known fixed); negatives: the robust
+        candidate set at w."""
+        s = self.scores(w)
+        rows, _ = self.bags.argmax(s, known=self.known)
+        return np.where(self.relevant, rows, self.known).astype(np.intp), self.kept_candidates(s)
+
+    def set_state(self, state):
+        rows, kept = state
+        self.state = (np.ascontiguousarray(rows, dtype=np.intp), np.asarray(kept, dtype=bool))
+
+    def chosen(self, s):
+        """Each bag's candidate in the hinge terms, and its score, at scores s."""
+        rows, kept = self.state
+        return self.bags.argmax(np.where(kept, s, -np.inf), known=rows)
+
+    def violation_at_scores(self, s):
+        """(Δ̄, d): the weighted error rate of the margin violators and Xᵀ d their
+        averaged y_b J_b Φ_b(h_b)."""
+        rows, values = self.chosen(s)
+        active = self._sign * values < 1.0
+        n = self.bags.n_bags
+        weights = self._weight[active]
+        loss = float(weights.sum()) / n
+        return loss, self.candidate_coef(rows[active], weights * self._sign[active] / n)

@@ -1,0 +1,192 @@
+"""Euclidean (and biased) projections used by the top-k multiclass SVM.
+
+Lapin, Hein & Schiele (2015), "Top-k Multiclass SVM", §4-5. Every projection has the
+threshold form ``x = clip(a - t, 0, u)``; the kernels (``svmrank._topk_fast``, from
+``cython_src/_topk_projection.pxi``) find the thresholds in O(m log m) worst case for
+every k, and in expected linear time without sorting whenever the budget constraint
+``<1,x> <= r`` is active (the knapsack case of Lemma 5).
+
+Accuracy: thresholds are computed in double precision from sums of the entries, so
+each x_i is exact up to rounding relative to ``max|a|`` (about m * 1e-16 * max|a|
+at worst); entries far below that scale, e.g. a budget r = 1 spread over
+entries of size 1e200, are not resolved.
+"""
+import numbers
+
+import numpy as np
+
+from . import _topk_fast
+from ._validation import check_positive, check_vector
+
+__all__ = ["project_topk_simplex", "project_topk_cone", "project_knapsack", "project_topk_box"]
+
+
+def _check_a(a):
+    a = check_vector(a, "a")
+    if a.shape[0] == 0:
+        raise ValueError("a: expected a non-empty vector")
+    return a
+
+
+def _check_k(k, m):
+    if isinstance(k, bool) or not isinstance(k, (numbers.Integral, np.integer)):
+        raise ValueError(f"k must be an integer, got {k!r}")
+    if not 1 <= k <= m:
+        raise ValueError(f"k must satisfy 1 <= k <= len(a) = {m}, got {k}")
+    return int(k)
+
+
+def project_topk_simplex(a, k, r=1.0, rho=0.0):
+    """Biased projection onto the top-k simplex (Lemma 5).
+
+    Solves ``argmin_x ||a - x||^2 + rho <1,x>^2`` over
+    ``Delta_k(r) = {x : <1,x> <= r, 0 <= x_i <= <1,x>/k}``.
+
+    Parameters
+    ----------
+    a : array-like of shape (m,)
+        Point to project (finite).
+    k : int
+        ``1 <= k <= m``.
+    r : float, default 1.0
+        Budget, ``r > 0``.
+    rho : float, default 0.0
+        Bias weight, ``rho >= 0`` (``rho = 1`` in the Prox-SDCA update, Prop. 4).
+
+    Returns
+    -------
+    x : ndarray of shape (m,)
+    """
+    a = _check_a(a)
+    k = _check_k(k, a.shape[0])
+    r = check_positive(r, "r")
+    rho = check_positive(rho, "rho", allow_zero=True)
+    return _topk_fast.topk_simplex(a, k, r, rho)
+
+
+def project_topk_cone(a, k, rho=0.0):
+    """Biased projection onto the top-k cone ``{x : 0 <= x_i <= <1,x>/k}`` (Lemmas 3-4).
+
+    Solves ``argmin_x ||a - x||^2 + rho <1,x>^2`` over the cone; the result is 0
+    exactly when the sum of the k largest entries of ``a`` is <= 0.
+
+    Parameters
+    ----------
+    a : array-like of shape (m,)
+    k : int
+        ``1 <= k <= m``.
+    rho : float, default 0.0
+        ``rho >= 0``.
+
+    Returns
+    -------
+    x : ndarray of shape (m,)
+    """
+    a = _check_a(a)
+    k = _check_k(k, a.shape[0])
+    rho = check_positive(rho, "rho", allow_zero=True)
+    return _topk_fast.topk_cone(a, k, rho)
+
+
+def project_knapsack(a, lo, hi, r):
+    """Continuous quadratic knapsack: ``argmin ||a - x||^2`` s.t. ``<1,x> = r``, ``lo <= x <= hi``.
+
+    Scalar bounds use Kiwiel's variable fixing (no sort, expected linear time; a
+    sort-based fallback bounds the worst case by O(m log m)); per-coordinate bounds
+    use a sort of the 2m breakpoints (O(m log m)).
+
+    Parameters
+    ----------
+    a : array-like of shape (m,)
+    lo, hi : float or array-like of shape (m,)
+        Bounds with ``lo <= hi``.
+    r : float
+        Required sum, ``sum(lo) <= r <= sum(hi)``.
+
+    Returns
+    -------
+    x : ndarray of shape (m,)
+    """
+    a = _check_a(a)
+    m = a.shape[0]
+    r = _finite(r, "r")
+    if np.ndim(lo) == 0 and np.ndim(hi) == 0:
+        lo, hi = _finite(lo, "lo"), _finite(hi, "hi")
+        if lo > hi:
+            raise ValueError(f"lo must be <= hi, got lo={lo!r} > hi={hi!r}")
+        slo, shi = m * lo, m * hi
+    else:
+        lo, hi = _bound_vector(lo, "lo", m), _bound_vector(hi, "hi", m)
+        if np.any(lo > hi):
+            i = int(np.argmax(lo > hi))
+            raise ValueError(f"lo must be <= hi, got lo[{i}]={lo[i]!r} > hi[{i}]={hi[i]!r}")
+        slo, shi = float(lo.sum()), float(hi.sum())
+    slack = 8 * np.finfo(float).eps * m * max(1.0, abs(slo), abs(shi), abs(r))
+    if not slo - slack <= r <= shi + slack:
+        raise ValueError(f"r={r!r} is infeasible: need sum(lo) = {slo!r} <= r <= "
+                         f"sum(hi) = {shi!r}")
+    if np.ndim(lo) == 0:
+        return _topk_fast.knapsack(a, lo, hi, r)
+    return _knapsack_vector_bounds(a, lo, hi, r)
+
+
+def _bound_vector(v, name, m):
+    v = check_vector(np.atleast_1d(v), name)
+    if v.shape[0] == 1:
+        return np.full(m, v[0])
+    if v.shape[0] != m:
+        raise ValueError(f"{name}: expected a scalar or length {m}, got length {v.shape[0]}")
+    return v
+
+
+def _finite(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def _knapsack_vector_bounds(a, lo, hi, r):
+    # F(t) = sum_i clip(a_i - t, lo_i, hi_i) is non-increasing and piecewise linear:
+    # coordinate i is free (slope -1) for a_i - hi_i < t < a_i - lo_i. Sort the 2m
+    # breakpoints, integrate the slope to get F at each, interpolate F(t) = r.
+    bp = np.concatenate([a - hi, a - lo])
+    step = np.concatenate([np.ones_like(a), -np.ones_like(a)])
+    order = np.argsort(bp, kind="stable")
+    bp, step = bp[order], step[order]
+    active = np.cumsum(step)[:-1]
+    F = np.concatenate([[hi.sum()], hi.sum() - np.cumsum(active * np.diff(bp))])
+    j = int(np.searchsorted(-F, -r, side="left"))  # first breakpoint with F <= r
+    if j == 0:
+        t = bp[0]
+    elif j == bp.size:
+        t = bp[-1]
+    else:
+        t0, t1, f0, f1 = bp[j - 1], bp[j], F[j - 1], F[j]
+        t = t1 if f0 == f1 else t0 + (f0 - r) * (t1 - t0) / (f0 - f1)
+    return np.clip(a - t, lo, hi)
+
+
+def project_topk_box(a, k, r=1.0, rho=0.0):
+    """Biased projection onto ``{x : <1,x> <= r, 0 <= x_i <= r/k}`` (β loss, §5, eq. 10).
+
+    Solves ``argmin_x ||a - x||^2 + rho <1,x>^2`` over that set.
+
+    Parameters
+    ----------
+    a : array-like of shape (m,)
+    k : int
+        ``1 <= k <= m``.
+    r : float, default 1.0
+        ``r > 0``.
+    rho : float, default 0.0
+        ``rho >= 0``.
+
+    Returns
+    -------
+    x : ndarray of shape (m,)
+    """
+    a = _check_a(a)
+    k = _check_k(k, a.shape[0])
+    r = check_positive(r, "r")
+    rho = check_positive(rho, "rho", allow_zero=True)
+    return _topk_fast.topk_box(a, k, r, rho)

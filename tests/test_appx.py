@@ -1,0 +1,89 @@
+"""AP-SVM-APPX (2014 paper, §3.3): the easy/difficult split and the two-stage fit."""
+import numpy as np
+import pytest
+
+from svmrank import APSVM, RankSVM
+from svmrank.datasets import make_ranking
+from svmrank.problems.appx import APPXProblem, split_easy
+
+
+def test_split_keeps_the_top_k_percent_of_easy_samples_by_margin():
+    margins = np.array([3.0, 0.5, 1.0, 2.0, -1.0, 5.0, 1.5, 0.99])
+    # easy (margin >= 1): indices 0, 2, 3, 5, 6 -> by margin 5, 0, 3, 6, 2
+    np.testing.assert_array_equal(np.flatnonzero(split_easy(margins, 100)), [0, 2, 3, 5, 6])
+    np.testing.assert_array_equal(np.flatnonzero(split_easy(margins, 60)), [0, 3, 5])
+    np.testing.assert_array_equal(np.flatnonzero(split_easy(margins, 50)), [0, 5])  # floor(2.5)
+    assert not split_easy(margins, 0).any()
+
+
+@pytest.mark.parametrize("bad", [-1, 101, np.nan, "50", True])
+def test_bad_approx(bad):
+    with pytest.raises(ValueError, match="approx"):
+        split_easy(np.ones(3), bad)
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y, _ = make_ranking(n_samples=600, n_features=15, positive_fraction=0.15, random_state=3)
+    return X, y
+
+
+@pytest.mark.parametrize("k", [25, 50, 75])
+def test_easy_samples_satisfy_their_hard_constraints(data, k):
+    X, y = data
+    model = APSVM(C=10.0, approx=k).fit(X, y)
+    appx = APPXProblem(X, y, approx=k, C=10.0)
+    assert model.n_easy_ == appx.easy.sum() > 0
+    sign = np.where(y > 0, 1.0, -1.0)
+    margins = sign[appx.easy] * model.decision_function(X[appx.easy])
+    assert margins.min() >= 1.0 - 1e-6
+    assert model.score(X, y) > 0.6
+
+
+def test_approx_zero_is_the_exact_problem(data):
+    """No easy sample: stage 2 is the plain AP-SVM (the bias feature sees no gradient)."""
+    X, y = data
+    exact = APSVM(C=10.0, epsilon=1e-8).fit(X, y)
+    appx = APSVM(C=10.0, epsilon=1e-8, approx=0).fit(X, y)
+    np.testing.assert_allclose(appx.coef_, exact.coef_, atol=1e-3)
+    assert appx.intercept_ == pytest.approx(0.0, abs=1e-9)
+
+
+def test_stage1_solution_is_feasible_for_stage2(data):
+    X, y = data
+    appx = APPXProblem(X, y, approx=75, C=10.0)
+    A, b = appx.hard_constraints
+    assert np.all(A @ appx.w0 >= b - 1e-9)
+
+
+def test_difficult_set_without_a_class_is_refused():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 2))
+    y = (X[:, 0] > 0).astype(float)
+    X[:, 0] *= 100  # separable with a huge margin: every sample is easy
+    with pytest.raises(ValueError, match="approx"):
+        APSVM(C=10.0, approx=100).fit(X, y)
+
+
+def test_params_and_other_losses(data):
+    X, y = data
+    assert APSVM(approx=50).get_params()["approx"] == 50
+    assert RankSVM(loss="ndcg", approx=50).set_params(approx=25).approx == 25
+    model = RankSVM(loss="ndcg", C=10.0, approx=50, lai="select").fit(X, y)
+    assert model.score(X, y) > 0.6
+
+
+def test_cli_approx_option(data, tmp_path, capsys):
+    from svmrank.cli import ap_learn
+    from svmrank.io.model_file import read_model
+    from svmrank.io.svmlight import dump_svmlight
+    X, y = data
+    train, model = tmp_path / "train.dat", tmp_path / "model"
+    dump_svmlight(train, X, y)
+    assert ap_learn.main(["-c", "10", "-e", "0.001", "-v", "0", "--approx", "50",
+                          str(train), str(model)]) == 0
+    m = read_model(model)
+    expected = APSVM(C=10.0, epsilon=0.001, approx=50).fit(X, y)
+    np.testing.assert_allclose(m.w[:X.shape[1]], expected.coef_, atol=1e-8)
+    assert ap_learn.main(["--approx", "150", str(train), str(model)]) != 0
+    assert "--approx" in capsys.readouterr().err

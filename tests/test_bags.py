@@ -1,0 +1,185 @@
+"""Bag validation (bag index, bag labels, known candidates) and MIL file loading."""
+import numpy as np
+import pytest
+
+from conftest import shared_file
+from svmrank.bags import (KNOWN_KEY, Bags, check_bag_labels, check_bags, check_known,
+                          known_from_comments, load_bags)
+from svmrank.datasets import make_bags
+
+
+def test_ids_per_row_in_order_of_first_appearance():
+    bags = check_bags(["b", "b", "a", "c", "c", "c"], 6)
+    np.testing.assert_array_equal(bags.offsets, [0, 2, 3, 6])
+    assert list(bags.ids) == ["b", "a", "c"]
+    assert bags.n_bags == 3 and bags.n_rows == 6
+    np.testing.assert_array_equal(bags.bag_of_row(), [0, 0, 1, 2, 2, 2])
+
+
+def test_none_makes_every_row_a_bag():
+    bags = check_bags(None, 4)
+    np.testing.assert_array_equal(bags.sizes, [1, 1, 1, 1])
+
+
+def test_row_lists():
+    bags = check_bags([[0, 1], [2], [3, 4, 5]], 6)
+    np.testing.assert_array_equal(bags.offsets, [0, 2, 3, 6])
+
+
+def test_non_contiguous_bag_is_rejected_naming_bag_and_row():
+    with pytest.raises(ValueError, match=r"bags: bag 7 is not contiguous: it reappears at row 3 "
+                                         r"after ending at row 1"):
+        check_bags([7, 7, 8, 7], 4)
+
+
+def test_empty_bag_is_rejected():
+    with pytest.raises(ValueError, match="bags: bag 1 is empty"):
+        check_bags([[0, 1], [], [2]], 3)
+
+
+def test_row_lists_must_be_consecutive_and_cover_x():
+    with pytest.raises(ValueError, match="bag 1 lists row 3 where row 2"):
+        check_bags([[0, 1], [3, 2]], 4)
+    with pytest.raises(ValueError, match="cover 3 rows but X has 4"):
+        check_bags([[0, 1], [2]], 4)
+
+
+@pytest.mark.parametrize("bad, message", [
+    (np.zeros((2, 2)), "1-d array"),
+    ([1, 1, 2], "expected 4 bag ids"),
+    ([1.0, np.nan, 2.0, 2.0], "NaN"),
+])
+def test_bag_index_shape_errors(bad, message):
+    with pytest.raises(ValueError, match=message):
+        check_bags(bad, 4)
+
+
+def test_no_rows():
+    with pytest.raises(ValueError, match="no candidates"):
+        check_bags([], 0)
+
+
+def test_labels_per_row_or_per_bag():
+    bags = check_bags([1, 1, 2, 3, 3], 5)
+    np.testing.assert_array_equal(check_bag_labels([1, 1, -1, 1, 1], bags), [1, -1, 1])
+    np.testing.assert_array_equal(check_bag_labels([0, 1, 0], bags), [0, 1, 0])
+    with pytest.raises(ValueError, match="one label per row \\(5\\) or per bag \\(3\\), got 4"):
+        check_bag_labels([1, 1, 1, 1], bags)
+
+
+def test_mixed_label_bag_names_bag_and_row():
+    bags = check_bags([1, 1, 2, 2, 2], 5)
+    with pytest.raises(ValueError, match=r"y: bag 2 mixes labels: row 4 has -1 but row 2 "):
+        check_bag_labels([0, 0, 1, 1, -1], bags)
+
+
+def test_known_as_mask_and_as_indices():
+    bags = check_bags([1, 1, 2, 2, 2, 3], 6)
+    mask = np.array([0, 1, 0, 0, 0, 0], dtype=bool)
+    np.testing.assert_array_equal(check_known(mask, bags), [1, -1, -1])
+    np.testing.assert_array_equal(check_known(np.array([-1, 4, 5]), bags), [-1, 4, 5])
+    np.testing.assert_array_equal(check_known(None, bags), [-1, -1, -1])
+
+
+def test_known_outside_its_bag():
+    bags = check_bags([1, 1, 2, 2, 2, 3], 6)
+    with pytest.raises(ValueError, match=r"known: bag 2 marks row 5 as its known candidate, but "
+                                         r"the bag is rows 2\.\.4"):
+        check_known(np.array([0, 5, -1]), bags)
+
+
+def test_two_known_in_one_bag():
+    bags = check_bags([1, 1, 2], 3)
+    with pytest.raises(ValueError, match="bag 1 has more than one known candidate"):
+        check_known(np.array([True, True, False]), bags)
+
+
+@pytest.mark.parametrize("bad, message", [
+    (np.array([0.5, 1.0]), "dtype float64"),
+    (np.array([1, -1, -1, -1]), "one row index per bag"),
+    (np.array([True, False]), "one entry per row"),
+])
+def test_known_format_errors(bad, message):
+    bags = check_bags([1, 1, 2], 3)
+    with pytest.raises(ValueError, match=message):
+        check_known(bad, bags)
+
+
+def test_take_selects_bags_and_their_rows():
+    bags = check_bags([5, 5, 6, 7, 7, 7], 6)
+    rows, sub = bags.take([2, 0])
+    np.testing.assert_array_equal(rows, [3, 4, 5, 0, 1])
+    np.testing.assert_array_equal(sub.offsets, [0, 3, 5])
+    assert list(sub.ids) == [7, 5]
+
+
+def test_known_from_comments_is_a_whole_word():
+    mask = known_from_comments(["known", "", "inst 3 known", "unknown", None, "known=1"])
+    np.testing.assert_array_equal(mask, [True, False, True, False, False, False])
+    assert KNOWN_KEY == "known"
+
+
+def write(tmp_path, text):
+    path = tmp_path / "bags.svm"
+    path.write_text(text)
+    return path
+
+
+def test_load_bags_with_known_comment(tmp_path):
+    path = write(tmp_path, "# header\n1 qid:7 1:0.5 # known\n1 qid:7 2:1\n\n-1 qid:8 1:2 # x\n")
+    X, y, bags, known = load_bags(path)
+    assert X.shape == (3, 2)
+    np.testing.assert_array_equal(y, [1, 1, -1])
+    np.testing.assert_array_equal(bags, [7, 7, 8])
+    np.testing.assert_array_equal(known, [True, False, False])
+
+
+def test_load_bags_non_contiguous_names_file_bag_and_line(tmp_path):
+    path = write(tmp_path, "1 qid:1 1:1\n# comment line\n-1 qid:2 1:1\n1 qid:1 1:2\n")
+    with pytest.raises(ValueError, match=r"bags\.svm: bag 1 is not contiguous: it reappears at "
+                                         r"line 4 after ending at line 1"):
+        load_bags(path)
+
+
+def test_load_bags_mixed_labels_names_lines(tmp_path):
+    path = write(tmp_path, "1 qid:1 1:1\n1 qid:1 1:1\n-1 qid:1 1:2\n")
+    with pytest.raises(ValueError, match=r"bags\.svm: bag 1 mixes labels: line 3 has -1 but "
+                                         r"line 1"):
+        load_bags(path)
+
+
+def test_load_bags_two_known_and_missing_qid(tmp_path):
+    path = write(tmp_path, "1 qid:1 1:1 # known\n1 qid:1 1:1 # known\n")
+    with pytest.raises(ValueError, match=r"bag 1 has more than one known candidate \(line 1 and "
+                                         r"line 2\)"):
+        load_bags(path)
+    path = write(tmp_path, "1 qid:1 1:1\n1 1:1\n")
+    with pytest.raises(ValueError, match=r"bags\.svm: line 2 has no qid"):
+        load_bags(path)
+
+
+@pytest.mark.parametrize("name, n_rows, n_bags, n_pos", [
+    ("musk1", 476, 92, 47), ("elephant", 1391, 200, 100), ("fox", 1320, 200, 100),
+    ("tiger", 1220, 200, 100)])
+def test_shared_mil_sets_load_as_is(name, n_rows, n_bags, n_pos):
+    X, y, bags, known = load_bags(shared_file(name, f"{name}.mil.svm"))
+    index = check_bags(bags, X.shape[0])
+    assert X.shape[0] == n_rows and index.n_bags == n_bags
+    assert int((check_bag_labels(y, index) > 0).sum()) == n_pos
+    assert not known.any()
+
+
+def test_make_bags_is_seeded_and_marks_the_supervision_level():
+    X, y, bags, known = make_bags(n_bags=40, bag_size=(2, 5), supervision=0.5, random_state=3)
+    X2, y2, bags2, known2 = make_bags(n_bags=40, bag_size=(2, 5), supervision=0.5, random_state=3)
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(known, known2)
+    index = check_bags(bags, X.shape[0])
+    labels = check_bag_labels(y, index)
+    known_rows = check_known(known, index)
+    assert index.n_bags == 40 and index.sizes.min() >= 2 and index.sizes.max() <= 5
+    # half of each class is supervised
+    assert (known_rows[labels > 0] >= 0).sum() == round(0.5 * (labels > 0).sum())
+    assert (known_rows[labels <= 0] >= 0).sum() == round(0.5 * (labels <= 0).sum())
+    _, _, _, none = make_bags(n_bags=40, supervision=0.0)
+    assert not none.any()

@@ -1,0 +1,240 @@
+"""svmrank.graph: edge builders, MAP labellings and max-marginals (against brute force
+and against recomputing every max-marginal from scratch), and bad input."""
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from svmrank.exceptions import InputFormatError
+from svmrank.graph import (check_edges, edges_from_file, edges_from_groups, edges_from_networkx,
+                           labelling_score, max_marginals, max_marginals_compact,
+                           max_score_labelling)
+
+from conftest import shared_file
+
+
+def all_scores(unary, edges, weights):
+    n = len(unary)
+    ys = np.array(list(itertools.product([0, 1], repeat=n)), dtype=np.int64).reshape(-1, n)
+    return ys, np.array([labelling_score(unary, edges, weights, y) for y in ys])
+
+
+def random_problem(rng, n, p, scale=1.0):
+    edges = np.array([(u, v) for u in range(n) for v in range(u + 1, n) if rng.random() < p],
+                     dtype=np.int64).reshape(-1, 2)
+    weights = rng.exponential(scale, len(edges))
+    unary = rng.normal(scale=scale, size=(n, 2))
+    return unary, edges, weights
+
+
+def grid_edges(rows, cols):
+    idx = np.arange(rows * cols).reshape(rows, cols)
+    return np.concatenate([np.stack([idx[:, :-1].ravel(), idx[:, 1:].ravel()], 1),
+                           np.stack([idx[:-1, :].ravel(), idx[1:, :].ravel()], 1)])
+
+
+def from_scratch(unary, edges, weights, i, label):
+    """Reference max-marginal: a fresh cut with y_i pinned by a large unary penalty."""
+    u = unary.copy()
+    u[i, 1 - label] -= 10.0 * (np.abs(unary).sum() + weights.sum() + 1.0)
+    y, _ = max_score_labelling(u, edges, weights)
+    assert y[i] == label
+    return labelling_score(unary, edges, weights, y)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_map_and_max_marginals_match_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 9))
+    unary, edges, weights = random_problem(rng, n, rng.uniform(0.1, 1.0),
+                                           scale=float(rng.choice([1e-3, 1.0, 1e3])))
+    if seed % 4 == 0:      # ties everywhere
+        unary, weights = np.round(unary), np.round(weights)
+    ys, sc = all_scores(unary, edges, weights)
+    y, best = max_score_labelling(unary, edges, weights)
+    tol = 1e-9 * max(1.0, np.abs(sc).max())
+    assert best == pytest.approx(sc.max(), abs=tol)
+    assert labelling_score(unary, edges, weights, y) == pytest.approx(best, abs=tol)
+    m0, m1, Y0, Y1 = max_marginals(unary, edges, weights, return_labellings=True)
+    for i in range(n):
+        assert m0[i] == pytest.approx(sc[ys[:, i] == 0].max(), abs=tol)
+        assert m1[i] == pytest.approx(sc[ys[:, i] == 1].max(), abs=tol)
+        assert Y0[i, i] == 0 and Y1[i, i] == 1
+        assert labelling_score(unary, edges, weights, Y0[i]) == pytest.approx(m0[i], abs=tol)
+        assert labelling_score(unary, edges, weights, Y1[i]) == pytest.approx(m1[i], abs=tol)
+    assert np.allclose(np.maximum(m0, m1), best, atol=tol)
+
+
+@pytest.mark.parametrize("kind", ["grid", "random"])
+def test_max_marginals_match_recomputation_from_scratch(kind):
+    rng = np.random.default_rng(11)
+    if kind == "grid":
+        n, edges = 15 * 15, grid_edges(15, 15)
+    else:
+        n = 200
+        edges = np.unique(np.sort(rng.integers(0, n, (400, 2)), axis=1), axis=0)
+        edges = edges[edges[:, 0] != edges[:, 1]]
+    weights = rng.uniform(0, 1.5, len(edges))
+    unary = rng.normal(size=(n, 2))
+    m0, m1 = max_marginals(unary, edges, weights)
+    for i in rng.choice(n, 40, replace=False):
+        assert m0[i] == pytest.approx(from_scratch(unary, edges, weights, i, 0), abs=1e-9)
+        assert m1[i] == pytest.approx(from_scratch(unary, edges, weights, i, 1), abs=1e-9)
+
+
+def test_compact_labellings_reproduce_scores():
+    rng = np.random.default_rng(3)
+    n = 120
+    unary, edges, weights = random_problem(rng, n, 0.04)
+    res = max_marginals_compact(unary, edges, weights)
+    dense = np.tile(res.labelling.astype(int), (n, 1)) + res.flips.toarray()
+    for i in range(n):
+        forced = dense[i]
+        assert forced[i] == 1 - res.labelling[i]
+        m = res.m1[i] if forced[i] == 1 else res.m0[i]
+        assert labelling_score(unary, edges, weights, forced) == pytest.approx(m, abs=1e-10)
+        cut_change = ((forced[res.pairs[:, 0]] != forced[res.pairs[:, 1]]).astype(int)
+                      - (res.labelling[res.pairs[:, 0]] != res.labelling[res.pairs[:, 1]]))
+        assert np.array_equal(cut_change, res.cut_changes[i].toarray().ravel())
+
+
+def test_duplicate_edges_are_merged_by_adding_weights():
+    unary = np.array([[0.0, 1.0], [0.5, 0.0], [0.0, 0.2]])
+    dup = np.array([[0, 1], [1, 0], [1, 2], [0, 1]])
+    w = np.array([0.3, 0.2, 0.4, 0.1])
+    merged = np.array([[0, 1], [1, 2]])
+    wm = np.array([0.6, 0.4])
+    assert max_score_labelling(unary, dup, w)[1] == pytest.approx(max_score_labelling(unary, merged, wm)[1])
+    for a, b in zip(max_marginals(unary, dup, w), max_marginals(unary, merged, wm)):
+        assert np.allclose(a, b)
+
+
+def test_no_edges_gives_independent_nodes():
+    unary = np.array([[0.0, 1.0], [2.0, -1.0], [0.0, 0.0]])
+    y, best = max_score_labelling(unary, [], [])
+    assert best == pytest.approx(1.0 + 2.0 + 0.0)
+    m0, m1 = max_marginals(unary, np.zeros((0, 2), int), np.zeros(0))
+    assert np.allclose(m1 - m0, unary[:, 1] - unary[:, 0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_property_against_brute_force(data):
+    n = data.draw(st.integers(1, 7))
+    pairs = [(u, v) for u in range(n) for v in range(u + 1, n)]
+    chosen = data.draw(st.lists(st.sampled_from(pairs), unique=True) if pairs else st.just([]))
+    edges = np.array(chosen, dtype=np.int64).reshape(-1, 2)
+    vals = st.one_of(st.just(0.0), st.integers(-3, 3).map(float), st.floats(-1e6, 1e6),
+                     st.floats(-1e-6, 1e-6))
+    unary = np.array(data.draw(st.lists(vals, min_size=2 * n, max_size=2 * n))).reshape(n, 2)
+    weights = np.abs(np.array(data.draw(st.lists(vals, min_size=len(edges), max_size=len(edges)))))
+    ys, sc = all_scores(unary, edges, weights)
+    tol = 1e-9 * max(1.0, np.abs(sc).max())
+    y, best = max_score_labelling(unary, edges, weights)
+    assert best == pytest.approx(sc.max(), abs=tol)
+    m0, m1 = max_marginals(unary, edges, weights)
+    for i in range(n):
+        assert m0[i] == pytest.approx(sc[ys[:, i] == 0].max(), abs=tol)
+        assert m1[i] == pytest.approx(sc[ys[:, i] == 1].max(), abs=tol)
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("edges, weights, match", [
+    ([[0, 3]], [1.0], r"edges: edge 0 \(0, 3\) names a row outside \[0, 3\)"),
+    ([[-1, 2]], [1.0], "outside"),
+    ([[1, 1]], [1.0], "self loop on row 1"),
+    ([[0, 1]], [-0.5], "weights: must be non-negative"),
+    ([[0, 1]], [np.nan], "weights: contains NaN"),
+    ([[0, 1]], [1.0, 2.0], "one weight per edge"),
+    ([[0, 1, 2]], [1.0], r"edges: expected an \(E, 2\) array"),
+    ([[0.5, 1]], [1.0], "must be integers"),
+])
+def test_bad_graph_input(edges, weights, match):
+    unary = np.zeros((3, 2))
+    with pytest.raises(ValueError, match=match):
+        max_score_labelling(unary, edges, weights)
+    with pytest.raises(ValueError, match=match):
+        max_marginals(unary, edges, weights)
+
+
+@pytest.mark.parametrize("unary, match", [
+    (np.zeros((3, 3)), r"unary: expected an \(n, 2\) array"),
+    (np.array([[0.0, np.inf], [0, 0], [0, 0]]), "unary: contains NaN or infinite"),
+    (np.zeros(3), r"unary: expected an \(n, 2\)"),
+])
+def test_bad_unary(unary, match):
+    with pytest.raises(ValueError, match=match):
+        max_score_labelling(unary, [[0, 1]], [1.0])
+
+
+# ------------------------------------------------------------------ edge builders
+def test_edges_from_file(tmp_path):
+    path = tmp_path / "e.txt"
+    path.write_text("# citations\n0 3\n3 0\n\n2 1  # comment\n1 2\n")
+    edges = edges_from_file(path)
+    assert edges.tolist() == [[0, 3], [1, 2]]
+    assert edges_from_file(path, n_samples=4).tolist() == [[0, 3], [1, 2]]
+
+
+@pytest.mark.parametrize("text, n, match", [
+    ("0 1\n2\n", None, r"e\.txt:2: expected two row numbers"),
+    ("0 1\n1 x\n", None, r"e\.txt:2: row numbers must be integers"),
+    ("0 1\n\n4 4\n", None, r"e\.txt:3: self loop on row 4"),
+    ("0 1\n-1 2\n", None, r"e\.txt:2: row numbers must be non-negative"),
+    ("0 1\n1 5\n", 5, r"e\.txt:2: row numbers must be \[0, 5\)"),
+])
+def test_edges_from_file_errors(tmp_path, text, n, match):
+    path = tmp_path / "e.txt"
+    path.write_text(text)
+    with pytest.raises(InputFormatError, match=match):
+        edges_from_file(path, n_samples=n)
+
+
+def test_edges_from_cora_file():
+    path = shared_file("cora", "cora.edges.txt")
+    edges = edges_from_file(path, n_samples=2708)
+    assert edges.shape == (5278, 2)
+    assert (edges[:, 0] < edges[:, 1]).all()
+
+
+def test_edges_from_groups():
+    keys = ["a", "b", "a", None, "a", "b", "c"]
+    assert edges_from_groups(keys).tolist() == [[0, 2], [0, 4], [1, 5], [2, 4]]
+    assert edges_from_groups([1, 2, 3]).shape == (0, 2)
+    assert edges_from_groups(np.array([7, 7, 7, 7])).shape == (6, 2)
+
+
+def test_edges_from_networkx():
+    nx = pytest.importorskip("networkx")
+    G = nx.Graph([(0, 2), (2, 1), (1, 0)])
+    assert edges_from_networkx(G).tolist() == [[0, 1], [0, 2], [1, 2]]
+    H = nx.MultiDiGraph([("x", "y"), ("y", "x"), ("y", "z")])
+    assert edges_from_networkx(H, nodes=["z", "y", "x"]).tolist() == [[0, 1], [1, 2]]
+    with pytest.raises(ValueError, match="self loop"):
+        edges_from_networkx(nx.Graph([(0, 0)]))
+    with pytest.raises(ValueError, match="has no row"):
+        edges_from_networkx(H, nodes=["x", "y"])
+    with pytest.raises(ValueError, match="not a row number"):
+        edges_from_networkx(H)
+
+
+def test_check_edges_empty_and_dtype():
+    assert check_edges([], 4).shape == (0, 2)
+    assert check_edges(np.array([[1.0, 2.0]]), 4).dtype == np.int64
+    with pytest.raises(ValueError, match="integers"):
+        check_edges(np.array([["a", "b"]]), 4)
+
+
+def test_group_keys_and_edges_for_examples(tmp_path):
+    from svmrank.graph import edges_for_examples, group_keys
+    comments = ["img=a x=1", "img=b", "nothing", "x=2 img=a"]
+    assert group_keys("img", comments=comments) == ["a", "b", None, "a"]
+    assert group_keys("qid", qid=np.array([0, 3, 3, 1])) == [None, 3, 3, 1]
+    with pytest.raises(ValueError, match="comments"):
+        group_keys("img")
+    path = tmp_path / "e.txt"
+    path.write_text("1 2\n")
+    edges = edges_for_examples(4, path, "img", comments=comments)
+    assert edges.tolist() == [[0, 3], [1, 2]]
+    assert edges_for_examples(4).shape == (0, 2)

@@ -1,0 +1,235 @@
+"""HOB-SVM and HOAP-SVM: joint features, loss-augmented inference against brute force,
+the CCCP pieces, the η = 0 baselines, and bad input."""
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+from svmrank.datasets import make_grouped
+from svmrank.estimators.high_order import HOAPSVM, HOBSVM
+from svmrank.estimators.ranking import APSVM, BinarySVM
+from svmrank.graph import edges_from_groups, max_marginals
+from svmrank.inference import loss_augmented_inference, true_coef
+from svmrank.problems.high_order import (HighOrderFeatures, HOAPProblem, HOBProblem,
+                                         LabellingSet)
+
+
+def tiny(seed, n=6, d=3, sparse_pairs=0.5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[rng.random((n, d)) < 0.3] = 0.0
+    edges = np.array([(u, v) for u in range(n) for v in range(u + 1, n)
+                      if rng.random() < sparse_pairs], dtype=np.int64).reshape(-1, 2)
+    y = np.zeros(n)
+    y[rng.permutation(n)[:max(1, n // 3)]] = 1.0
+    return rng, X, y, edges
+
+
+def random_w(rng, f):
+    w = rng.normal(size=f.n_features)
+    w[f.pairwise_slice] = -np.abs(w[f.pairwise_slice])
+    return w
+
+
+def labellings(n):
+    return np.array(list(itertools.product([0, 1], repeat=n)), dtype=np.int64)
+
+
+def reference_joint_feature(X, edges, eta, pf, y):
+    """Eq. 4-5 written out, with the bias column already in X."""
+    pos = X[y == 1].sum(axis=0)
+    neg = X[y == 0].sum(axis=0)
+    pair = np.zeros(len(pf))
+    for u, v in edges:
+        if y[u] != y[v]:
+            pair += np.exp(-(X[u, pf] - X[v, pf]) ** 2)
+    return np.concatenate([pos, neg, eta * pair])
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("bias, pairwise", [(1.0, None), (0.0, [0, 2]), (2.5, [1])])
+def test_dot_w_joint_feature_equals_score_for_every_labelling(seed, bias, pairwise):
+    rng, X, _, edges = tiny(seed)
+    eta = float(rng.choice([0.0, 0.3, 2.0]))
+    f = HighOrderFeatures(X, edges, eta=eta, pairwise_features=pairwise, bias=bias)
+    Xa = np.column_stack([X, np.full(len(X), bias)]) if bias else X
+    pf = list(range(X.shape[1])) if pairwise is None else list(pairwise)
+    if bias:
+        pf.append(X.shape[1])
+    w = random_w(rng, f)
+    for y in labellings(len(X)):
+        psi = f.joint_feature(y)
+        assert np.allclose(psi, reference_joint_feature(Xa, edges, eta, pf, y), atol=1e-12)
+        assert w @ psi == pytest.approx(f.score(w, y), abs=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_hob_most_violated_is_the_brute_force_argmax(seed):
+    rng, X, y, edges = tiny(seed, n=7)
+    f = HighOrderFeatures(X, edges, eta=1.5)
+    problem = HOBProblem(f, y)
+    w = random_w(rng, f) * rng.choice([0.1, 1.0, 10.0])
+    n = len(y)
+    J = (n - y.sum()) / y.sum()
+    objective = []
+    for yy in labellings(n):
+        loss = (J * np.sum((y == 1) & (yy == 0)) + np.sum((y == 0) & (yy == 1))) / (J * y.sum() + n - y.sum())
+        assert problem.loss(yy) == pytest.approx(loss)
+        objective.append(loss + w @ f.joint_feature(yy) / n)
+    loss, g = problem.most_violated(w)
+    psi_true = f.joint_feature(y) / n
+    assert loss - w @ g == pytest.approx(max(objective) - w @ psi_true, abs=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_hoap_scores_constraint_and_tightness(seed):
+    rng, X, y, edges = tiny(seed, n=7)
+    f = HighOrderFeatures(X, edges, eta=0.8)
+    w_t = random_w(rng, f)
+    fixed = LabellingSet.from_max_marginals(f.max_marginals(w_t), (y > 0).astype(np.uint8))
+    # the fixed labellings carry the wanted label and score their max-marginal at w_t
+    m0, m1 = max_marginals(f.unary(w_t), f.pairs, f.edge_weights(w_t))
+    dense = fixed.reference + fixed.flips.toarray()
+    fixed_scores = fixed.scores(f, w_t)
+    for k in range(len(y)):
+        assert dense[k, k] == (y[k] > 0)
+        assert fixed_scores[k] == pytest.approx(f.score(w_t, dense[k].astype(int)), abs=1e-10)
+        assert fixed_scores[k] == pytest.approx(m1[k] if y[k] > 0 else m0[k], abs=1e-10)
+    problem = HOAPProblem(f, y, fixed, lai="greedy")
+    # tight at w_t: s̄ = m⁺ − m⁻ (Prop. 4)
+    s_bar, _ = problem.surrogate_scores(w_t)
+    assert np.allclose(s_bar, m1 - m0, atol=1e-10)
+    # at another w: the constraint's w·g is F(R*) − F(R̂) on s̄, and the violation is
+    # the AP inference objective minus F(R*) (Prop. 5)
+    w = random_w(rng, f)
+    s_bar, _ = problem.surrogate_scores(w)
+    loss, g = problem.most_violated(w)
+    res = loss_augmented_inference(s_bar, y, loss="ap", method="greedy")
+    rel = y > 0
+    assert loss == pytest.approx(res.loss)
+    assert w @ g == pytest.approx(true_coef(rel) @ s_bar - res.coef @ s_bar, abs=1e-10)
+    assert loss - w @ g == pytest.approx(res.objective - true_coef(rel) @ s_bar, abs=1e-10)
+    # g = Σ a_k (Ψ(Ȳ_k) − Ψ(Y_k(w))) written out labelling by labelling
+    _, current = problem.surrogate_scores(w)
+    delta = true_coef(rel) - res.coef
+    a = np.where(rel, delta, -delta)
+    cur = current.reference + current.flips.toarray()
+    g_ref = sum(a[k] * (f.joint_feature(dense[k]) - f.joint_feature(cur[k])) for k in range(len(y)))
+    assert np.allclose(g, g_ref, atol=1e-10)
+
+
+def test_hob_with_eta_zero_and_J_one_is_the_binary_svm():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 5))
+    y = (X[:, 0] + 0.8 * rng.normal(size=80) > 0.7).astype(float)
+    hob = HOBSVM(C=3.0, eta=0.0, J=1.0, epsilon=1e-7).fit(X, y)
+    svm = BinarySVM(C=6.0, epsilon=1e-7).fit(X, y)
+    assert np.allclose(hob.unary_coef_, np.r_[svm.coef_, svm.intercept_], atol=1e-5)
+    # without edges the ranking score is the linear score
+    assert np.allclose(hob.decision_function(X), svm.decision_function(X), atol=1e-4)
+
+
+def test_hoap_with_eta_zero_keeps_the_ap_svm_solution():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 4))
+    y = (X[:, 0] + rng.normal(size=60) > 0.8).astype(float)
+    ap = APSVM(C=4.0, epsilon=1e-8).fit(X, y)
+    d = X.shape[1]
+    w0 = np.r_[ap.coef_ / 2, -ap.coef_ / 2, 0.0 * np.zeros(d)]
+    ho = HOAPSVM(C=2.0, eta=0.0, bias=0.0, init=w0, epsilon=1e-8, cccp_tol=1e-10).fit(X, y)
+    assert np.allclose(ho.unary_coef_, ap.coef_, atol=1e-4)
+    assert ho.objective_ == pytest.approx(ap.objective_ / 2, rel=1e-4)
+    assert np.allclose(ho.decision_function(X), X @ ap.coef_, atol=1e-4)
+
+
+def test_high_order_estimators_use_the_edges():
+    X, y, groups = make_grouped(n_samples=160, n_features=8, n_groups=30, homophily=0.95,
+                                separation=0.8, random_state=3)
+    Xt, yt, gt = make_grouped(n_samples=160, n_features=8, n_groups=30, homophily=0.95,
+                              separation=0.8, random_state=4)
+    E, Et = edges_from_groups(groups), edges_from_groups(gt)
+    flat = HOBSVM(C=10.0, eta=0.0).fit(X, y, edges=E)
+    hob = HOBSVM(C=10.0, eta=1.0).fit(X, y, edges=E)
+    assert (hob.pairwise_coef_ <= 0).all() and hob.pairwise_coef_.min() < 0
+    assert hob.score(Xt, yt, edges=Et) > flat.score(Xt, yt, edges=Et) + 0.05
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hoap = HOAPSVM(C=10.0, eta=1.0, cccp_max_iter=3).fit(X, y, edges=E)
+    assert (hoap.pairwise_coef_ <= 0).all()
+    assert hoap.score(Xt, yt, edges=Et) > flat.score(Xt, yt, edges=Et) + 0.05
+    # the decision function is the max-marginal difference of the test graph
+    f = HighOrderFeatures(Xt, Et, eta=1.0)
+    m0, m1 = max_marginals(f.unary(hoap.coef_), f.pairs, f.edge_weights(hoap.coef_))
+    assert np.allclose(hoap.decision_function(Xt, edges=Et), m1 - m0)
+    assert set(np.unique(hoap.predict(Xt, edges=Et))) <= {0, 1}
+
+
+def test_params_protocol():
+    est = HOAPSVM(C=2.0, eta=0.5, pairwise_features=[0, 1])
+    params = est.get_params()
+    assert params["C"] == 2.0 and params["eta"] == 0.5 and params["pairwise_features"] == [0, 1]
+    assert HOBSVM().set_params(eta=3.0).eta == 3.0
+    with pytest.raises(ValueError, match="invalid parameter"):
+        HOBSVM().set_params(gamma=1)
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: HOBSVM(eta=-1.0), "eta must be non-negative"),
+    (lambda: HOBSVM(C=0.0), "C must be positive"),
+    (lambda: HOBSVM(pairwise_features=[0, 9]), r"pairwise_features: indices must lie in \[0, 3\)"),
+    (lambda: HOAPSVM(init="random"), "init must be"),
+])
+def test_bad_parameters(make, match):
+    _, X, y, edges = tiny(0, n=6)
+    with pytest.raises(ValueError, match=match):
+        make().fit(X, y, edges=edges)
+
+
+def test_bad_data():
+    _, X, y, edges = tiny(0, n=6)
+    with pytest.raises(ValueError, match="edges: edge 0 .* outside"):
+        HOBSVM().fit(X, y, edges=[[0, 6]])
+    with pytest.raises(ValueError, match="self loop"):
+        HOBSVM().fit(X, y, edges=[[2, 2]])
+    Xn = X.copy()
+    Xn[1, 1] = np.nan
+    with pytest.raises(ValueError, match="X: contains NaN"):
+        HOBSVM().fit(Xn, y, edges=edges)
+    with pytest.raises(ValueError, match="at least one relevant"):
+        HOAPSVM().fit(X, np.zeros(6), edges=edges)
+    with pytest.raises(AttributeError, match="not fitted"):
+        HOBSVM().decision_function(X)
+    est = HOBSVM(C=1.0).fit(X, y, edges=edges)
+    with pytest.raises(ValueError, match="X has 2 features"):
+        est.decision_function(X[:, :2])
+
+
+def test_model_file_round_trip_and_console_scripts(tmp_path):
+    from svmrank.cli import ap_classify, ap_learn
+    from svmrank.estimators.high_order import from_linear_model, to_linear_model
+    from svmrank.io.model_file import read_model, write_model
+    from svmrank.io.svmlight import dump_svmlight
+    X, y, groups = make_grouped(n_samples=90, n_features=5, n_groups=20, random_state=5)
+    E = edges_from_groups(groups)
+    est = HOBSVM(C=5.0, eta=0.7, pairwise_features=[1, 3]).fit(X, y, edges=E)
+    write_model(tmp_path / "m.txt", to_linear_model(est))
+    back = from_linear_model(read_model(tmp_path / "m.txt"))
+    assert isinstance(back, HOBSVM) and back.eta == 0.7
+    assert np.allclose(back.decision_function(X, edges=E), est.decision_function(X, edges=E),
+                       atol=1e-6)
+    # console scripts: groups from a comment key, edges from a file
+    dump_svmlight(tmp_path / "train.dat", X, y, comments=[f"img={g}" for g in groups])
+    np.savetxt(tmp_path / "train.edges", E, fmt="%d")
+    assert ap_learn.main(["--model", "hob", "--groups", "img", "-c", "5", "-v", "0",
+                          str(tmp_path / "train.dat"), str(tmp_path / "hob.model")]) == 0
+    for opts in (["--groups", "img"], ["--edges", str(tmp_path / "train.edges")]):
+        assert ap_classify.main(opts + ["-v", "0", str(tmp_path / "train.dat"),
+                                        str(tmp_path / "hob.model"), str(tmp_path / "out.txt")]) == 0
+        scores = np.loadtxt(tmp_path / "out.txt")
+        model = from_linear_model(read_model(tmp_path / "hob.model"))
+        assert np.allclose(scores, model.decision_function(X, edges=E), atol=1e-6)
+    assert ap_learn.main(["--model", "hob", "-v", "0", str(tmp_path / "train.dat"),
+                          str(tmp_path / "x.model")]) == 2
+    assert ap_learn.main(["--edges", str(tmp_path / "train.edges"), "-v", "0",
+                          str(tmp_path / "train.dat"), str(tmp_path / "x.model")]) == 2

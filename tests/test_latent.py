@@ -1,0 +1,382 @@
+"""Latent problems (behl2014) against brute force, and the latent estimators."""
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from svmrank.bags import check_bag_labels, check_bags, check_known
+from svmrank.datasets import make_bags
+from svmrank.estimators.latent import LatentAPSVM, LatentSSVM, LatentSVM
+from svmrank.estimators.ranking import APSVM, BinarySVM
+from svmrank.inference import loss_augmented_inference, true_coef
+from svmrank.problems.latent import LatentAPProblem, LatentBinaryProblem, LatentSSVMProblem
+
+
+@st.composite
+def small_bag_problems(draw, max_bags=5, max_size=3):
+    """A few bags (at least one of each class), small integer-valued features (ties)."""
+    n_bags = draw(st.integers(2, max_bags))
+    sizes = draw(st.lists(st.integers(1, max_size), min_size=n_bags, max_size=n_bags))
+    labels = draw(st.lists(st.booleans(), min_size=n_bags, max_size=n_bags)
+                  .filter(lambda lab: 0 < sum(lab) < len(lab)))
+    n_rows, d = sum(sizes), 3
+    values = st.one_of(st.integers(-2, 2).map(float), st.floats(-3, 3))
+    X = np.array(draw(st.lists(values, min_size=n_rows * d, max_size=n_rows * d))).reshape(n_rows, d)
+    w = np.array(draw(st.lists(st.floats(-2, 2), min_size=d, max_size=d)))
+    seed = draw(st.integers(0, 2**16))
+    return X, np.repeat(np.arange(n_bags), sizes), np.where(labels, 1.0, -1.0), w, seed
+
+
+def setup(X, bag_ids, labels, known=None):
+    bags = check_bags(bag_ids, X.shape[0])
+    return bags, check_bag_labels(labels, bags), check_known(known, bags)
+
+
+def all_choices(bags, which):
+    """Every assignment of a candidate row to the bags in ``which`` (others: None)."""
+    ranges = [range(bags.offsets[b], bags.offsets[b + 1]) for b in which]
+    for combo in itertools.product(*ranges):
+        yield dict(zip(which, combo))
+
+
+def brute_lai(s_bags, relevant):
+    return loss_augmented_inference(s_bags, relevant.astype(float), method="greedy").objective
+
+
+# ---------------------------------------------------------------- latent AP-SVM problem
+
+@settings(max_examples=50, deadline=None)
+@given(small_bag_problems())
+def test_prop3_negative_argmax_solves_the_joint_inference(problem):
+    """Problem (12): max over (R, H_N) of Δ + w·Ψ(R, H) − w·Ψ(R*, H) equals the
+    inference after each negative bag's argmax (Prop. 3), for a random imputation of
+    the positives."""
+    X, bag_ids, labels, w, seed = problem
+    bags, lab, known = setup(X, bag_ids, labels)
+    prob = LatentAPProblem(X, bags, lab, known, lai="greedy")
+    prob.set_state(prob.random_state(np.random.default_rng(seed)))
+    rows, coef, loss, objective = prob.inference(X @ w)
+    s = X @ w
+    rel = lab > 0
+    f_true = true_coef(rel)
+    neg = np.flatnonzero(~rel)
+    best = -np.inf
+    for choice in all_choices(bags, neg):
+        chosen = prob.state.copy()
+        for b, r in choice.items():
+            chosen[b] = r
+        best = max(best, brute_lai(s[chosen], rel) - f_true @ s[chosen])
+    assert objective - f_true @ s[rows] == pytest.approx(best, abs=1e-9)
+    # the returned (rows, coef, loss) attain it: Δ + F(R̄, H) = objective
+    assert loss + coef @ s[rows] == pytest.approx(objective, abs=1e-9)
+    np.testing.assert_array_equal(rows[rel], prob.state[rel])
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_bag_problems())
+def test_prop2_argmax_imputation_minimises_the_slack(problem):
+    """Problem (9): the slack max_{R,H_N} Δ + w·Ψ(R,H) − w·Ψ(R*,H) is smallest when every
+    positive bag takes its argmax candidate (Prop. 2)."""
+    X, bag_ids, labels, w, _ = problem
+    bags, lab, known = setup(X, bag_ids, labels)
+    prob = LatentAPProblem(X, bags, lab, known)
+    rel = lab > 0
+
+    def slack(state):
+        prob.set_state(state)
+        loss, g = prob.most_violated(w)
+        return loss - w @ g
+
+    imputed = prob.impute(w)
+    best = min(slack(np.array([choice.get(b, -1) for b in range(bags.n_bags)], dtype=np.intp))
+               for choice in all_choices(bags, np.flatnonzero(rel)))
+    assert slack(imputed) == pytest.approx(best, abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_bag_problems())
+def test_joint_feature_dot_w_is_the_score(problem):
+    X, bag_ids, labels, w, seed = problem
+    bags, lab, known = setup(X, bag_ids, labels)
+    rng = np.random.default_rng(seed)
+    for cls in (LatentAPProblem, LatentSSVMProblem):
+        prob = cls(X, bags, lab, known)
+        prob.set_state(prob.random_state(rng))
+        rows, coef, loss, objective = prob.inference(X @ w)
+        s = X @ w
+        assert w @ prob.joint_feature(prob.candidate_coef(rows, coef)) == pytest.approx(
+            coef @ s[rows], abs=1e-9)
+        # the constraint's violation is Δ + F(R̄, H̄) − F(R*, H*)
+        loss_mv, g = prob.most_violated(w)
+        f_true = true_coef(lab > 0) @ s[prob.state if cls is LatentSSVMProblem
+                                         else np.where(lab > 0, prob.state, rows)]
+        assert loss_mv - w @ g == pytest.approx(objective - f_true, abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_bag_problems(max_bags=4))
+def test_latent_ssvm_alternation_bounds(problem):
+    """The alternation's value lies between its start (every bag at its argmax) and the
+    exact joint maximum over (R, H) by enumeration; it is a fixed point of both steps."""
+    X, bag_ids, labels, w, _ = problem
+    bags, lab, known = setup(X, bag_ids, labels)
+    prob = LatentSSVMProblem(X, bags, lab, known)
+    rows, coef, loss, objective = prob.inference(X @ w)
+    s = X @ w
+    rel = lab > 0
+    start, _ = bags.argmax(s)
+    exact = max(brute_lai(s[np.array([c[b] for b in range(bags.n_bags)])], rel)
+                for c in all_choices(bags, range(bags.n_bags)))
+    assert brute_lai(s[start], rel) - 1e-9 <= objective <= exact + 1e-9
+    assert brute_lai(s[rows], rel) == pytest.approx(objective, abs=1e-9)
+
+
+def test_latent_ssvm_imputes_positive_max_and_negative_min():
+    X = np.array([[1.0], [3.0], [2.0], [5.0], [-1.0]])
+    bags, lab, known = setup(X, [0, 0, 1, 1, 1], [1, 1, -1, -1, -1])
+    prob = LatentSSVMProblem(X, bags, lab, known)
+    np.testing.assert_array_equal(prob.impute(np.array([1.0])), [1, 4])
+    prob_ap = LatentAPProblem(X, bags, lab, known)
+    np.testing.assert_array_equal(prob_ap.impute(np.array([1.0])), [1, -1])
+
+
+def test_known_candidates_stay_fixed_in_every_problem():
+    X, y, bag_ids, known_mask = make_bags(n_bags=30, bag_size=(2, 4), supervision=0.5,
+                                          random_state=1)
+    bags, lab, known = setup(X, bag_ids, y, known_mask)
+    rng = np.random.default_rng(0)
+    has = known >= 0
+    for cls in (LatentAPProblem, LatentSSVMProblem, LatentBinaryProblem):
+        prob = cls(X, bags, lab, known)
+        for _ in range(5):
+            w = rng.normal(size=prob.n_features)
+            state = prob.impute(w)
+            rows = state[0] if cls is LatentBinaryProblem else state
+            np.testing.assert_array_equal(rows[has], known[has])
+            init = prob.random_state(rng)
+            init_rows = init[0] if cls is LatentBinaryProblem else init
+            np.testing.assert_array_equal(init_rows[has], known[has])
+            prob.set_state(state)
+            s = prob.scores(w)
+            chosen = prob.chosen(s)[0] if cls is LatentBinaryProblem else prob.inference(s)[0]
+            np.testing.assert_array_equal(chosen[has], known[has])
+
+
+# ---------------------------------------------------------------- latent SVM problem
+
+def reference_hinge(prob, w):
+    """(1/n) Σ_b J_b max(0, 1 − y_b s_b) by explicit loops over bags and kept rows."""
+    rows, kept = prob.state
+    s = prob.X @ w
+    total = 0.0
+    for b in range(prob.bags.n_bags):
+        if rows[b] >= 0:
+            sb = s[rows[b]]
+        else:
+            cand = [r for r in range(prob.bags.offsets[b], prob.bags.offsets[b + 1]) if kept[r]]
+            sb = max(s[cand])
+        yb = 1.0 if prob.relevant[b] else -1.0
+        total += (prob.J if prob.relevant[b] else 1.0) * max(0.0, 1.0 - yb * sb)
+    return total / prob.bags.n_bags
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_bag_problems(), st.floats(0.1, 5.0), st.sampled_from([0.0, 0.3, 0.6, 0.9]))
+def test_latent_svm_slack_is_the_weighted_hinge(problem, J, c):
+    X, bag_ids, labels, w, seed = problem
+    bags, lab, known = setup(X, bag_ids, labels)
+    prob = LatentBinaryProblem(X, bags, lab, known, J=J, c=c)
+    w = np.r_[w, 0.3]  # bias weight
+    prob.set_state(prob.impute(np.random.default_rng(seed).normal(size=prob.n_features)))
+    loss, g = prob.most_violated(w)
+    assert max(0.0, loss - w @ g) == pytest.approx(reference_hinge(prob, w), abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_bag_problems(max_size=4), st.sampled_from([0.2, 0.5, 0.9]))
+def test_robustness_drops_the_most_confusing_keeping_one_per_bag(problem, c):
+    X, bag_ids, labels, w, _ = problem
+    bags, lab, known = setup(X, bag_ids, labels)
+    prob = LatentBinaryProblem(X, bags, lab, known, c=c, bias=0.0)
+    s = X @ w
+    kept = prob.kept_candidates(s)
+    neg_rows = np.concatenate([np.arange(bags.offsets[b], bags.offsets[b + 1])
+                               for b in np.flatnonzero(lab <= 0)])
+    assert kept[np.setdiff1d(np.arange(bags.n_rows), neg_rows)].all()
+    for b in np.flatnonzero(lab <= 0):
+        assert kept[bags.offsets[b]:bags.offsets[b + 1]].any()
+    dropped = neg_rows[~kept[neg_rows]]
+    assert dropped.size <= int(np.floor(c * neg_rows.size + 1e-9))
+    if dropped.size:  # every dropped candidate scores at least as high as any kept one
+        # except a bag's lowest candidate re-kept to leave the bag non-empty
+        others = [r for r in neg_rows[kept[neg_rows]]
+                  if kept[bags.offsets[np.searchsorted(bags.offsets, r, "right") - 1]:
+                          bags.offsets[np.searchsorted(bags.offsets, r, "right")]].sum() > 1]
+        if others:
+            assert s[dropped].min() >= max(s[others]) - 1e-12
+
+
+# ---------------------------------------------------------------- estimators
+
+def test_bags_of_one_equal_apsvm():
+    X, y, _, _ = make_bags(n_bags=60, bag_size=1, random_state=2)
+    ap = APSVM(C=5.0, epsilon=1e-4).fit(X, y)
+    lat = LatentAPSVM(C=5.0, epsilon=1e-4).fit(X, y, bags=np.arange(len(y)))
+    np.testing.assert_allclose(lat.coef_, ap.coef_, rtol=1e-10, atol=1e-12)
+    assert lat.n_outer_iter_ == 1 and lat.converged_
+
+
+def test_instance_initialisation():
+    X, y, _, _ = make_bags(n_bags=60, bag_size=1, random_state=2)
+    ap = APSVM(C=5.0, epsilon=1e-4).fit(X, y)
+    lat = LatentAPSVM(C=5.0, epsilon=1e-4, init="instances").fit(X, y)
+    np.testing.assert_allclose(lat.coef_, ap.coef_, rtol=1e-10, atol=1e-12)
+    # bags with distractors: the instance-level start is one of the n_init candidates
+    X, y, bags, known = make_bags(n_bags=80, bag_size=(2, 6), supervision=0.25, random_state=3)
+    for cls in (LatentAPSVM, LatentSSVM, LatentSVM):
+        est = cls(C=1.0, init="instances", n_init=2).fit(X, y, bags=bags, known=known)
+        assert est.objectives_.shape == (2,) and est.objective_ == est.objectives_.min()
+    with pytest.raises(ValueError, match="init must be 'random' or 'instances'"):
+        LatentAPSVM(init="zero").fit(X, y, bags=bags)
+
+
+def test_bags_of_one_equal_binary_svm():
+    X, y, _, _ = make_bags(n_bags=60, bag_size=1, random_state=2)
+    svm = BinarySVM(C=5.0, epsilon=1e-4).fit(X, y)
+    lat = LatentSVM(C=5.0, epsilon=1e-4).fit(X, y, bags=None)
+    np.testing.assert_allclose(lat.coef_, svm.coef_, rtol=1e-10, atol=1e-12)
+    assert lat.intercept_ == pytest.approx(svm.intercept_, abs=1e-12)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: LatentAPSVM(C=10.0, n_init=2),
+    lambda: LatentSVM(C=10.0),
+    lambda: LatentSVM(C=10.0, J=2.0)])
+def test_cccp_objective_is_non_increasing(make):
+    X, y, bags, _ = make_bags(n_bags=60, bag_size=(1, 5), random_state=4)
+    est = make().fit(X, y, bags=bags)
+    hist = np.asarray(est.history_)
+    slack = est.C * est.epsilon + 1e-9  # the convex solves are ε-accurate
+    assert np.all(np.diff(hist) <= slack)
+    assert est.objective_ == pytest.approx(min(hist))
+    assert est.objective_ == pytest.approx(est.objectives_.min())
+
+
+def test_latent_ssvm_keeps_the_best_objective():
+    """Its inner inference is approximate, so CCCP may go uphill; the best is kept."""
+    X, y, bags, _ = make_bags(n_bags=60, bag_size=(1, 5), random_state=4)
+    est = LatentSSVM(C=10.0, n_init=2).fit(X, y, bags=bags)
+    assert est.objective_ == pytest.approx(min(est.history_))
+    assert est.objective_ == pytest.approx(est.objectives_.min())
+
+
+def test_known_candidates_stay_fixed_after_fit():
+    X, y, bags, known = make_bags(n_bags=50, bag_size=(2, 5), supervision=0.5, random_state=5)
+    index = check_bags(bags, len(y))
+    known_rows = check_known(known, index)
+    has = known_rows >= 0
+    for est in (LatentAPSVM(C=5.0), LatentSSVM(C=5.0)):
+        est.fit(X, y, bags=bags, known=known)
+        np.testing.assert_array_equal(est.latent_[has], known_rows[has])
+    est = LatentSVM(C=5.0, c=0.3).fit(X, y, bags=bags, known=known)
+    np.testing.assert_array_equal(est.latent_[0][has], known_rows[has])
+    # the same known rows given per bag
+    est2 = LatentAPSVM(C=5.0).fit(X, y, bags=bags, known=known_rows)
+    np.testing.assert_allclose(est2.coef_, LatentAPSVM(C=5.0).fit(X, y, bags=bags,
+                                                                   known=known).coef_)
+
+
+def test_full_supervision_is_apsvm_on_the_known_candidates():
+    X, y, bags, known = make_bags(n_bags=40, bag_size=(2, 4), supervision=1.0, random_state=6)
+    lat = LatentAPSVM(C=5.0, epsilon=1e-4).fit(X, y, bags=bags, known=known)
+    ap = APSVM(C=5.0, epsilon=1e-4).fit(X[known], y[known])
+    np.testing.assert_allclose(lat.coef_, ap.coef_, rtol=1e-8, atol=1e-10)
+
+
+def test_decision_function_one_score_per_bag_in_order_of_first_appearance():
+    X, y, bags, _ = make_bags(n_bags=30, bag_size=(1, 4), random_state=7)
+    est = LatentAPSVM(C=1.0).fit(X, y, bags=bags)
+    names = np.array([f"bag{b}" for b in bags])[::-1]   # reversed order, string ids
+    Xr = X[::-1]
+    scores = est.decision_function(Xr, bags=names)
+    s = Xr @ est.coef_
+    order = list(dict.fromkeys(names))
+    expected = [s[names == n].max() for n in order]
+    np.testing.assert_allclose(scores, expected)
+    rows = est.predict_latent(Xr, bags=names)
+    np.testing.assert_allclose(s[rows], expected)
+    assert est.predict(Xr, bags=names).shape == (30,)
+    yr = y[::-1]
+    from svmrank.metrics import average_precision
+    labels = [yr[names == n][0] for n in order]
+    assert est.score(Xr, yr, bags=names) == pytest.approx(average_precision(labels, expected))
+
+
+def test_learns_the_hidden_concept_and_is_deterministic():
+    X, y, bags, _ = make_bags(n_bags=240, bag_size=(2, 6), separation=4.0, clutter=1.0,
+                              random_state=8)
+    train = bags <= 120  # one hidden concept: split a single draw into train and test bags
+    X, Xt, y, yt, bags, bt = X[train], X[~train], y[train], y[~train], bags[train], bags[~train]
+    for make in (lambda: LatentAPSVM(C=10.0, n_init=2, random_state=3),
+                 lambda: LatentSVM(C=10.0, random_state=3)):
+        a, b = make().fit(X, y, bags=bags), make().fit(X, y, bags=bags)
+        np.testing.assert_array_equal(a.coef_, b.coef_)
+        assert a.score(Xt, yt, bags=bt) > 0.8  # chance level is about 0.3
+
+
+def test_n_init_keeps_the_lowest_objective():
+    X, y, bags, _ = make_bags(n_bags=50, bag_size=(2, 5), random_state=10)
+    est = LatentAPSVM(C=5.0, n_init=3, random_state=0).fit(X, y, bags=bags)
+    assert est.objectives_.shape == (3,)
+    assert est.objective_ == est.objectives_.min()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(y=[1, 1, -1, -1, 1, -1], bags=[1, 1, 2, 2, 3, 3]), "y: bag 3 mixes labels"),
+    (dict(y=[1, -1], bags=[[0, 1, 2], [], [3, 4, 5]]), "bags: bag 1 is empty"),
+    (dict(y=[1, 1, -1, -1, 1, 1], bags=[1, 1, 2, 2, 1, 1]), "bags: bag 1 is not contiguous"),
+    (dict(y=[1, 1, -1, -1, 1, 1], bags=[1, 1, 2, 2, 3, 3], known=np.array([0, 4, -1])),
+     "known: bag 2 marks row 4"),
+    (dict(y=[1, 1, 1, 1, 1, 1], bags=[1, 1, 2, 2, 3, 3]), "need at least one positive"),
+])
+@pytest.mark.parametrize("cls", [LatentAPSVM, LatentSVM, LatentSSVM])
+def test_bad_input_errors(cls, kwargs, message):
+    X = np.arange(12.0).reshape(6, 2)
+    with pytest.raises(ValueError, match=message):
+        cls().fit(X, **kwargs)
+
+
+@pytest.mark.parametrize("cls, params, message", [
+    (LatentAPSVM, dict(C=0), "C must be positive"),
+    (LatentAPSVM, dict(n_init=0), "n_init must be an integer"),
+    (LatentAPSVM, dict(max_outer_iter=1.5), "max_outer_iter"),
+    (LatentAPSVM, dict(lai="fast"), "lai must be one of"),
+    (LatentSVM, dict(c=1.0), r"c must lie in \[0, 1\)"),
+    (LatentSVM, dict(J=-1), "J must be positive"),
+    (LatentSSVM, dict(max_rounds=0), "max_rounds"),
+])
+def test_bad_hyperparameters(cls, params, message):
+    X, y, bags, _ = make_bags(n_bags=10, bag_size=2, random_state=0)
+    with pytest.raises(ValueError, match=message):
+        cls(**params).fit(X, y, bags=bags)
+
+
+def test_params_and_unfitted_errors():
+    est = LatentAPSVM(C=3.0, n_init=5)
+    assert est.get_params()["n_init"] == 5 and est.set_params(C=2.0).C == 2.0
+    assert set(LatentSVM().get_params()) >= {"C", "J", "c", "n_init", "random_state"}
+    with pytest.raises(AttributeError, match="not fitted"):
+        est.decision_function(np.zeros((2, 2)))
+    X, y, bags, _ = make_bags(n_bags=10, bag_size=2, n_features=4, random_state=0)
+    est.set_params(n_init=1).fit(X, y, bags=bags)
+    with pytest.raises(ValueError, match="4 features"):
+        est.decision_function(np.zeros((2, 3)))
+
+
+def test_max_outer_iter_warns():
+    X, y, bags, _ = make_bags(n_bags=40, bag_size=(2, 5), random_state=11)
+    from svmrank.exceptions import ConvergenceWarning
+    with pytest.warns(ConvergenceWarning, match="CCCP"):
+        LatentAPSVM(C=10.0, max_outer_iter=1, tol=0.0).fit(X, y, bags=bags)

@@ -1,0 +1,115 @@
+"""Rank losses as data and the user-defined QS-suitable loss interface (C1-C3 checks)."""
+import numpy as np
+import pytest
+
+from svmrank.inference import loss_augmented_inference
+from svmrank.losses import (AP, NDCG, ROC, QSLoss, check_qs_suitable, get_loss)
+from lai_reference import brute_force_interleavings, rank_loss
+
+
+def user_copy(builtin):
+    """The built-in loss re-entered through the public user interface."""
+    return QSLoss(builtin.step, name=f"user {builtin.name}")
+
+
+def chakrabarti_cutoff_step(i, j, P, N):
+    """NDCG with Chakrabarti et al.'s discount D(1) = D(2) = 1, D(i) = 1/log2(i) (i > 2):
+    not convex, so not QS-suitable (2018 supplement, Remark 1)."""
+    D = lambda k: np.where(k <= 2, 1.0, 1.0 / np.log2(np.maximum(k, 2)))
+    k = np.asarray(i) + np.asarray(j)
+    return (D(k) - D(k - 1)) / D(np.arange(1, P + 1)).sum()
+
+
+@pytest.mark.parametrize("builtin", [AP, NDCG, ROC])
+def test_user_loss_reproduces_builtin_kernel(builtin):
+    rng = np.random.default_rng(0)
+    user = user_copy(builtin)
+    for n in (3, 40, 400):
+        labels = rng.random(n) < 0.3
+        labels[:2] = [True, False]
+        for scores in (rng.normal(size=n), np.round(rng.normal(size=n), 1)):
+            for method in ("qs", "greedy", "select"):
+                a = loss_augmented_inference(scores, labels, builtin.name, method)
+                b = loss_augmented_inference(scores, labels, user, method)
+                assert b.objective == pytest.approx(a.objective, rel=1e-12, abs=1e-12)
+                assert b.loss == pytest.approx(a.loss, rel=1e-12, abs=1e-14)
+                np.testing.assert_array_equal(a.ranks, b.ranks)
+
+
+@pytest.mark.parametrize("builtin", [AP, NDCG, ROC])
+def test_loss_values_match_definition(builtin):
+    """C1: Σ_j δ_j(r_j) from the steps equals Δ computed from the ranking itself."""
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        P, N = rng.integers(1, 5), rng.integers(1, 6)
+        r = np.sort(rng.integers(1, P + 2, size=N))  # a proper ranking's interleaving ranks
+        order = []  # labels from top to bottom
+        for i in range(1, P + 2):
+            order += [False] * int(np.sum(r == i)) + ([True] if i <= P else [])
+        value = builtin.values(r, np.arange(1, N + 1), P, N).sum()
+        assert value == pytest.approx(rank_loss(order, builtin.name), abs=1e-12)
+
+
+def test_builtins_are_qs_suitable():
+    for loss in (AP, NDCG, ROC):
+        for P, N in ((1, 1), (7, 3), (50, 400), (3000, 2000)):
+            assert check_qs_suitable(loss, P, N) > 0
+
+
+def test_remark_1_counterexample_is_refused_with_the_offending_pair():
+    bad = QSLoss(chakrabarti_cutoff_step, name="cut-off NDCG")
+    with pytest.raises(ValueError, match=r"C2 fails at \(i, j\) = \(1, 1\)"):
+        check_qs_suitable(bad, 1, 2)
+    # the supplement's instance: negatives 3ε, ε and a positive 5ε
+    eps = 1e-3
+    with pytest.raises(ValueError, match="not QS-suitable"):
+        loss_augmented_inference([3 * eps, eps, 5 * eps], [0, 0, 1], loss=bad)
+
+
+def test_violation_far_down_the_negatives_is_found_on_large_problems():
+    """Beyond FULL_CHECK_PAIRS only a subset of j is checked: it includes the last ones."""
+    N = 5000
+
+    def step(i, j, P, N_):
+        out = AP.step(i, j, P, N_)
+        return np.where(np.asarray(j) == N - 1, out - 1.0, out)  # breaks C2 at (·, N-2)
+
+    with pytest.raises(ValueError, match=rf"\(1, {N - 2}\)"):
+        check_qs_suitable(QSLoss(step), 1000, N)
+
+
+@pytest.mark.parametrize("step,match", [
+    (lambda i, j, P, N: np.zeros(3), "shape"),
+    (lambda i, j, P, N: np.full(np.broadcast(i, j).shape, np.nan), "not finite"),
+    (lambda i, j, P, N: 1 / 0, "failed"),
+    (lambda i, j, P, N: np.full(np.broadcast(i, j).shape, 1.0), "negative loss"),
+])
+def test_bad_user_losses_are_refused(step, match):
+    with pytest.raises(ValueError, match=match):
+        loss_augmented_inference([0.3, 0.1, 0.5], [0, 0, 1], loss=QSLoss(step))
+
+
+def test_search_is_refused_for_user_losses():
+    with pytest.raises(ValueError, match="unimodal"):
+        loss_augmented_inference([0.3, 0.1, 0.5], [0, 0, 1], loss=user_copy(AP), method="search")
+
+
+def test_get_loss_and_constructor_errors():
+    assert get_loss("ap") is AP and get_loss(ROC) is ROC
+    with pytest.raises(ValueError, match="loss"):
+        get_loss("map")
+    with pytest.raises(ValueError, match="callable"):
+        QSLoss(3)
+
+
+def test_user_loss_objective_matches_brute_force():
+    rng = np.random.default_rng(4)
+    user = user_copy(AP)
+    for _ in range(20):
+        n = rng.integers(2, 8)
+        labels = rng.random(n) < 0.4
+        labels[:2] = [True, False]
+        scores = rng.normal(size=n)
+        res = loss_augmented_inference(scores, labels, loss=user)
+        assert res.objective == pytest.approx(brute_force_interleavings(scores, labels, "ap")[0],
+                                              abs=1e-12)

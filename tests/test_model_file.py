@@ -1,0 +1,264 @@
+"""SVM-light V6.20 linear model files: exact text, round trips, foreign models, bad input."""
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from svmrank.exceptions import InputFormatError
+from svmrank.io import LinearModel, read_model, write_model
+
+# A model written by svm_rank_learn (linear kernel, 6 features, 10 training documents).
+SVM_RANK_MODEL = """\
+SVM-light Version V6.20
+0 # kernel type
+3 # kernel parameter -d 
+1 # kernel parameter -g 
+1 # kernel parameter -s 
+1 # kernel parameter -r 
+empty# kernel parameter -u 
+6 # highest feature index 
+10 # number of training documents 
+2 # number of support vectors plus 1 
+0 # threshold b, each following line is a SV (starting with alpha*y)
+1 1:0.73636848 2:-0.26855063 3:-0.069081776 4:0.14058548 5:0.94049019 #
+"""
+SVM_RANK_W = [0.73636848, -0.26855063, -0.069081776, 0.14058548, 0.94049019, 0.0]
+
+# The layout svm_learn uses for a linear model kept as support vectors: alpha*y first,
+# optional qid, the training example's comment after '#'.
+SVM_LEARN_MODEL = """\
+SVM-light Version V6.02
+0 # kernel type
+3 # kernel parameter -d 
+1 # kernel parameter -g 
+1 # kernel parameter -s 
+1 # kernel parameter -r 
+empty# kernel parameter -u 
+5 # highest feature index 
+7 # number of training documents 
+4 # number of support vectors plus 1 
+-0.25 # threshold b, each following line is a SV (starting with alpha*y)
+0.5 1:1 3:2 #docid = a
+-0.125 qid:3 2:4 3:1 5:-8 #
+1.0000000000000000208166817117216851 1:-1 4:0.5 #docid = c inc = 1
+"""
+
+
+def write_text(tmp_path, text, name="model.txt"):
+    path = tmp_path / name
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+def header_lines(n_features=3, n_sv_plus_1=2, b="0"):
+    return SVM_RANK_MODEL.splitlines(keepends=True)[:7] + [
+        f"{n_features} # highest feature index \n", "4 # number of training documents \n",
+        f"{n_sv_plus_1} # number of support vectors plus 1 \n",
+        f"{b} # threshold b, each following line is a SV (starting with alpha*y)\n"]
+
+
+def test_reads_svm_rank_learn_model(tmp_path):
+    model = read_model(write_text(tmp_path, SVM_RANK_MODEL))
+    np.testing.assert_array_equal(model.w, SVM_RANK_W)
+    assert model.b == 0.0
+    assert model.metadata == {"n_train": "10"}
+
+
+def test_writes_exactly_what_svm_rank_learn_writes(tmp_path):
+    path = tmp_path / "ours.txt"
+    write_model(path, LinearModel(np.array(SVM_RANK_W), 0.0, {"n_train": "10"}))
+    assert path.read_text() == SVM_RANK_MODEL
+
+
+def test_metadata_goes_after_the_sv_comment_mark(tmp_path):
+    path = tmp_path / "ours.txt"
+    meta = {"svmrank": "0.1.0", "loss": "ap", "C": "1", "epsilon": "0.001", "iterations": "57"}
+    write_model(path, LinearModel(np.array([0.5, 0.0, -2.0]), -1.5, meta))
+    lines = path.read_text().splitlines()
+    assert lines[7] == "3 # highest feature index "
+    assert lines[8] == "0 # number of training documents "
+    assert lines[10].startswith("-1.5 # threshold b")
+    assert lines[11] == "1 1:0.5 3:-2 #svmrank=0.1.0 loss=ap C=1 epsilon=0.001 iterations=57"
+    assert len(lines) == 12
+    back = read_model(path)
+    assert back.metadata == {**meta, "n_train": "0"}
+    np.testing.assert_array_equal(back.w, [0.5, 0.0, -2.0])
+    assert back.b == -1.5
+
+
+def test_reads_svm_learn_model_with_many_support_vectors(tmp_path):
+    model = read_model(write_text(tmp_path, SVM_LEARN_MODEL))
+    alpha = [0.5, -0.125, 1.0000000000000000208166817117216851]
+    svs = np.array([[1, 0, 2, 0, 0], [0, 4, 1, 0, -8], [-1, 0, 0, 0.5, 0]], dtype=float)
+    np.testing.assert_allclose(model.w, np.dot(alpha, svs), rtol=0, atol=1e-15)
+    assert model.b == -0.25
+    # svm_learn's comments are training-file comments, not our metadata.
+    assert model.metadata == {"n_train": "7"}
+
+
+def test_score_is_w_dot_x_minus_b(tmp_path):
+    model = read_model(write_text(tmp_path, SVM_LEARN_MODEL))
+    X = np.array([[1.0, 2.0, 3.0, 4.0, 5.0, 99.0], [0, 0, 0, 0, 0, 1.0]])
+    # SVM-light ignores features beyond the model's highest index (here column 6).
+    np.testing.assert_allclose(model.decision_function(X), X[:, :5] @ model.w + 0.25)
+
+
+def test_older_versions_with_the_same_layout(tmp_path):
+    for version in ("V6.01", "V6.02"):
+        text = SVM_RANK_MODEL.replace("V6.20", version)
+        np.testing.assert_array_equal(read_model(write_text(tmp_path, text)).w, SVM_RANK_W)
+
+
+def test_crlf_and_missing_final_newline(tmp_path):
+    text = SVM_RANK_MODEL.replace("\n", "\r\n").rstrip("\r\n")
+    np.testing.assert_array_equal(read_model(write_text(tmp_path, text)).w, SVM_RANK_W)
+
+
+def test_no_support_vectors_means_zero_weights(tmp_path):
+    text = "".join(header_lines(n_features=4, n_sv_plus_1=1, b="0.5"))
+    model = read_model(write_text(tmp_path, text))
+    np.testing.assert_array_equal(model.w, np.zeros(4))
+    assert model.b == 0.5
+
+
+def test_zero_and_empty_weights(tmp_path):
+    path = tmp_path / "m.txt"
+    write_model(path, LinearModel(np.zeros(3), 2.0))
+    assert path.read_text().splitlines()[-1] == "1 #"
+    model = read_model(path)
+    np.testing.assert_array_equal(model.w, np.zeros(3))
+    write_model(path, LinearModel(np.array([-0.0, 1e-300]), 0.0))
+    assert path.read_text().splitlines()[-1] == "1 2:1e-300 #"
+
+
+finite = st.floats(allow_nan=False, allow_infinity=False)
+meta_text = st.text(st.characters(blacklist_categories=("Cs", "Z", "Cc"), blacklist_characters="#="),
+                    min_size=1, max_size=8)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(st.just(0.0), finite), max_size=20), finite,
+       st.dictionaries(meta_text, st.one_of(st.just(""), meta_text), max_size=4),
+       st.one_of(st.none(), st.integers(0, 10**9)))
+def test_round_trip(tmp_path, w, b, metadata, n_train):
+    if n_train is not None:
+        metadata = {**metadata, "n_train": str(n_train)}
+    path = tmp_path / "round.txt"
+    write_model(path, LinearModel(np.array(w, dtype=float), b, metadata))
+    model = read_model(path)
+    # The format keeps 8 significant digits (C's %.8g, which Python's %-format matches).
+    np.testing.assert_array_equal(model.w, [float("%.8g" % v) for v in w])
+    assert model.b == float("%.8g" % b)
+    assert model.metadata == {**metadata, "n_train": str(n_train or 0)}
+    # Writing what was read reproduces the file byte for byte.
+    text = path.read_bytes()
+    write_model(path, model)
+    assert path.read_bytes() == text
+
+
+@pytest.mark.parametrize("metadata, match", [
+    ({"loss": "a p"}, r"metadata\['loss'\]: values must be str without whitespace or '#'"),
+    ({"loss": "a#p"}, r"metadata\['loss'\]"),
+    ({"loss": "ap\n"}, r"metadata\['loss'\]"),
+    ({"C": 1.0}, r"metadata\['C'\]: values must be str"),
+    ({"": "x"}, "keys must be non-empty str"),
+    ({"a b": "x"}, "keys must be non-empty str"),
+    ({"a=b": "x"}, "keys must be non-empty str"),
+    ({1: "x"}, "keys must be non-empty str"),
+    ({"n_train": "-3"}, r"metadata\['n_train'\]: expected a non-negative integer"),
+    ({"n_train": "ten"}, r"metadata\['n_train'\]"),
+])
+def test_invalid_metadata(tmp_path, metadata, match):
+    with pytest.raises(ValueError, match=match):
+        LinearModel(np.ones(2), 0.0, metadata)
+    model = LinearModel(np.ones(2), 0.0)
+    model.metadata = metadata  # changed after construction: write_model checks again
+    path = tmp_path / "keep.txt"
+    path.write_text("old\n")
+    with pytest.raises(ValueError, match=match):
+        write_model(path, model)
+    assert path.read_text() == "old\n"
+    assert sorted(os.listdir(tmp_path)) == ["keep.txt"]
+
+
+@pytest.mark.parametrize("w, b, match", [
+    ([1.0, np.nan], 0.0, "w: contains NaN"),
+    ([[1.0]], 0.0, "w: expected a 1-d array"),
+    ([1.0], np.inf, "b must be a finite number"),
+    ([1.0], "0", "b must be a finite number"),
+])
+def test_invalid_weights(w, b, match):
+    with pytest.raises(ValueError, match=match):
+        LinearModel(w, b)
+
+
+def test_write_model_wants_a_linear_model(tmp_path):
+    with pytest.raises(ValueError, match="expected a LinearModel"):
+        write_model(tmp_path / "m.txt", {"w": [1.0]})
+
+
+def sv_model(sv_lines, n_features=3, n_sv_plus_1=None, b="0"):
+    n_sv_plus_1 = len(sv_lines) + 1 if n_sv_plus_1 is None else n_sv_plus_1
+    return "".join(header_lines(n_features, n_sv_plus_1, b)) + "".join(line + "\n" for line in sv_lines)
+
+
+@pytest.mark.parametrize("text, line, expected", [
+    ("", 1, "'SVM-light Version V6.20' (not an SVM-light model file?)"),
+    ("1 qid:1 1:0.5 2:1\n", 1, "not an SVM-light model file"),
+    ("SVM-light Version V5.00\n", 1, "an SVM-light model of version V6.20 / V6.01 / V6.02"),
+    ("SVM-multiclass Version V2.20\n2 # number of classes\n", 1, "this is an SVM-multiclass model"),
+    ("SVM-struct Version V3.10\n", 1, "model of another SVM-struct application"),
+    (SVM_RANK_MODEL.replace("0 # kernel type", "2 # kernel type"), 2,
+     "kernel type 0 (linear; RBF kernels are not supported)"),
+    (SVM_RANK_MODEL.replace("0 # kernel type", "x # kernel type"), 2, "an integer (kernel type)"),
+    (SVM_RANK_MODEL.replace("1 # kernel parameter -g", "nan # kernel parameter -g"), 4,
+     "a finite decimal number (kernel parameter -g)"),
+    (SVM_RANK_MODEL.replace("6 # highest", "-6 # highest"), 8, "an integer >= 0 (highest feature index)"),
+    (SVM_RANK_MODEL.replace("10 # number of training", "1.5 # number of training"), 9,
+     "an integer (number of training documents)"),
+    (SVM_RANK_MODEL.replace("2 # number of support", "0 # number of support"), 10,
+     "an integer >= 1 (number of support vectors plus 1)"),
+    (SVM_RANK_MODEL.replace("0 # threshold", "inf # threshold"), 11, "a finite decimal number (threshold b)"),
+    (SVM_RANK_MODEL.replace("0 # threshold", "1e999 # threshold"), 11, "a finite decimal number (threshold b)"),
+    (SVM_RANK_MODEL.replace("2 # number of support", "3 # number of support"), 13,
+     "2 support vector lines (truncated model file)"),
+    (SVM_RANK_MODEL.replace("1 1:0.73636848", "nan 1:0.73636848"), 12, "a finite alpha*y"),
+    (SVM_RANK_MODEL.replace("2:-0.26855063", "2:inf"), 12, "a finite feature value"),
+    (SVM_RANK_MODEL.replace("5:0.94049019", "7:0.94049019"), 12,
+     "a feature index <= 6 (the highest feature index)"),
+    (SVM_RANK_MODEL.replace("5:0.94049019", "3:0.94049019"), 12, "strictly increasing order"),
+    (SVM_RANK_MODEL + "1 1:1 #\n", 13, "the end of the file after 1 support vector lines"),
+    (sv_model(["1 1:1 #", "", "1 2:1 #"]), 13, "a support vector line"),
+    (sv_model(["# 1 1:1"]), 12, "a support vector line"),
+])
+def test_bad_model_files(tmp_path, text, line, expected):
+    path = write_text(tmp_path, text)
+    with pytest.raises(InputFormatError) as info:
+        read_model(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}:{line}: expected "), message
+    assert expected in message, message
+    assert "got '" in message and message.endswith("'"), message
+
+
+@pytest.mark.parametrize("n_lines", range(1, 12))
+def test_truncated_header(tmp_path, n_lines):
+    text = "".join(SVM_RANK_MODEL.splitlines(keepends=True)[:n_lines])
+    path = write_text(tmp_path, text)
+    with pytest.raises(InputFormatError) as info:
+        read_model(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}:{n_lines + 1}: expected "), message
+    assert message.endswith("got '<end of file>'"), message
+
+
+def test_trailing_blank_lines_are_fine(tmp_path):
+    model = read_model(write_text(tmp_path, SVM_RANK_MODEL + "\n  \n"))
+    np.testing.assert_array_equal(model.w, SVM_RANK_W)
+
+
+def test_single_sv_comment_that_is_not_metadata(tmp_path):
+    text = SVM_RANK_MODEL.replace(" #\n", " #docid = GX008 inc = 1\n")
+    assert read_model(write_text(tmp_path, text)).metadata == {"n_train": "10"}

@@ -1,0 +1,349 @@
+"""Tests for svmrank.projections against slow references and the KKT conditions."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import projection_reference as ref
+from svmrank import _topk_fast
+from svmrank.projections import (
+    project_knapsack,
+    project_topk_box,
+    project_topk_cone,
+    project_topk_simplex,
+)
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def close(x, y, a, tol=1e-7):
+    scale = max(1.0, float(np.abs(a).max()))
+    np.testing.assert_allclose(x, y, rtol=0, atol=tol * scale)
+
+
+def gap_ok(x, a, kind, tol=1e-8, **kw):
+    scale = max(1.0, float(np.abs(a).max())) ** 2 * a.size
+    gap = ref.fw_gap(x, a, kind, **kw)
+    assert gap <= tol * scale, f"Frank-Wolfe gap {gap} for {kind}"
+    assert ref.feasible(x, kind, k=kw.get("k"), r=kw.get("r"), lo=kw.get("lo"), hi=kw.get("hi"))
+
+
+# ------------------------------------------------------------------ strategies
+@st.composite
+def problems(draw, max_m=25):
+    """(a, k, r, rho) with random, tied and shifted vectors."""
+    m = draw(st.integers(1, max_m))
+    kind = draw(st.sampled_from(["normal", "ties", "huge", "tiny", "shifted", "2k-1"]))
+    k = draw(st.integers(1, m))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    if kind == "normal":
+        a = rng.normal(size=m)
+    elif kind == "ties":
+        a = rng.choice(draw(st.lists(st.floats(-3, 3), min_size=1, max_size=3)), size=m)
+    elif kind == "huge":
+        a = rng.normal(size=m)
+        a[rng.integers(m)] = draw(st.sampled_from([1e6, -1e6, 1e3]))
+    elif kind == "tiny":
+        a = rng.normal(size=m) * 1e-6
+    elif kind == "shifted":
+        a = rng.normal(size=m) + draw(st.floats(-5, 5))
+    else:  # exactly 2k-1 positive entries when possible, the rest negative
+        a = -np.abs(rng.normal(size=m)) - 0.01
+        npos = min(m, 2 * k - 1)
+        a[rng.permutation(m)[:npos]] = np.abs(rng.normal(size=npos)) + 0.01
+    r = draw(st.sampled_from([1.0, 0.1, 3.0, 50.0]))
+    rho = draw(st.sampled_from([0.0, 1.0, 0.25, 1e-3, 10.0]))
+    return a, k, r, rho
+
+
+# ------------------------------------------------------------ property tests
+@SETTINGS
+@given(problems())
+def test_topk_simplex_matches_references(p):
+    a, k, r, rho = p
+    x = project_topk_simplex(a, k, r, rho)
+    close(x, ref.bisect_topk(a, k, rho, r), a)
+    close(x, ref.exhaustive_topk(a, k, rho, r), a)
+    gap_ok(x, a, "simplex", k=k, r=r, rho=rho)
+
+
+@SETTINGS
+@given(problems())
+def test_topk_cone_matches_references(p):
+    a, k, _, rho = p
+    x = project_topk_cone(a, k, rho)
+    close(x, ref.bisect_topk(a, k, rho, None), a)
+    close(x, ref.exhaustive_topk(a, k, rho, None), a)
+    gap_ok(x, a, "cone", k=k, rho=rho)
+
+
+@SETTINGS
+@given(problems())
+def test_topk_box_matches_references(p):
+    a, k, r, rho = p
+    x = project_topk_box(a, k, r, rho)
+    close(x, ref.bisect_box(a, k, r, rho), a)
+    gap_ok(x, a, "box", k=k, r=r, rho=rho)
+
+
+@SETTINGS
+@given(problems(), st.floats(-2, 1), st.floats(0, 3), st.floats(0, 1))
+def test_knapsack_matches_references(p, lo, width, frac):
+    a = p[0]
+    hi = lo + width
+    r = a.size * (lo + frac * width)
+    x = project_knapsack(a, lo, hi, r)
+    close(x, ref.bisect_knapsack(a, lo, hi, r), a)
+    gap_ok(x, a, "knapsack", lo=lo, hi=hi, r=r)
+
+
+@SETTINGS
+@given(problems(max_m=400))
+def test_large_vectors_kkt(p):
+    """Longer vectors make the walk grow its sorted prefix several times."""
+    a, k, r, rho = p
+    gap_ok(project_topk_simplex(a, k, r, rho), a, "simplex", k=k, r=r, rho=rho)
+    gap_ok(project_topk_cone(a, k, rho), a, "cone", k=k, rho=rho)
+    gap_ok(project_topk_box(a, k, r, rho), a, "box", k=k, r=r, rho=rho)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 12), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 1.0]))
+def test_generic_qp_small(m, seed, rho):
+    """A generic QP solver (scipy SLSQP) agrees on small problems."""
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=m) + rng.normal()
+    k = int(rng.integers(1, m + 1))
+    r = 1.0
+    # Delta_k(r) as linear inequalities: x >= 0, sum x <= r, sum x - k x_i >= 0
+    cons = [{"type": "ineq", "fun": lambda x: r - x.sum(), "jac": lambda x: -np.ones(m)},
+            {"type": "ineq", "fun": lambda x: x.sum() - k * x,
+             "jac": lambda x: np.ones((m, m)) - k * np.eye(m)}]
+    obj = lambda x: np.sum((a - x) ** 2) + rho * x.sum() ** 2
+    jac = lambda x: 2 * (x - a) + 2 * rho * x.sum()
+    res = minimize(obj, np.full(m, r / (2 * m)), jac=jac, bounds=[(0, None)] * m,
+                   constraints=cons, method="SLSQP", options={"ftol": 1e-14, "maxiter": 500})
+    x = project_topk_simplex(a, k, r, rho)
+    assert obj(x) <= res.fun + 1e-9
+    close(x, res.x, a, tol=1e-4)
+
+
+# ------------------------------------------------------------- edge cases
+@pytest.mark.parametrize("rho", [0.0, 1.0])
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_exactly_2k_minus_1_positive(k, rho):
+    m = 20
+    a = -np.ones(m)
+    a[: 2 * k - 1] = np.linspace(2.0, 1.0, 2 * k - 1)
+    for r in (0.5, 100.0):
+        x = project_topk_simplex(a, k, r, rho)
+        close(x, ref.exhaustive_topk(a, k, rho, r), a)
+        gap_ok(x, a, "simplex", k=k, r=r, rho=rho)
+    close(project_topk_cone(a, k, rho), ref.exhaustive_topk(a, k, rho), a)
+
+
+@pytest.mark.parametrize("m,k", [(1, 1), (5, 1), (5, 5), (10, 4)])
+def test_all_equal(m, k):
+    for c in (-1.0, 0.0, 0.3, 5.0):
+        a = np.full(m, c)
+        for rho in (0.0, 1.0):
+            x = project_topk_cone(a, k, rho)
+            np.testing.assert_allclose(x, np.full(m, max(c, 0.0) / (1 + rho * m)), atol=1e-12)
+            x = project_topk_simplex(a, k, 1.0, rho)
+            expect = min(max(c, 0.0) / (1 + rho * m), 1.0 / m)
+            np.testing.assert_allclose(x, np.full(m, expect), atol=1e-12)
+
+
+def test_one_huge_entry():
+    a = np.zeros(50)
+    a[7] = 1e8
+    x = project_topk_simplex(a, 5, 1.0, 1.0)
+    # the cap x_i <= <1,x>/k with <1,x> = r forces the top entry to r/k
+    assert x[7] == pytest.approx(0.2) and x.sum() == pytest.approx(1.0)
+    gap_ok(x, a, "simplex", k=5, r=1.0, rho=1.0)
+    x = project_topk_cone(a, 1, 0.0)
+    assert x[7] == pytest.approx(1e8) and np.count_nonzero(x) == 1
+
+
+def test_all_negative_gives_zero():
+    a = -np.arange(1.0, 11.0)
+    for k in (1, 5, 10):
+        assert not project_topk_simplex(a, k, 1.0, 1.0).any()
+        assert not project_topk_cone(a, k).any()
+        assert not project_topk_box(a, k, 1.0, 1.0).any()
+
+
+def test_cone_zero_iff_topk_sum_nonpositive():
+    # Lemma 4's condition is also necessary for rho > 0 (the bias has zero gradient at 0)
+    a = np.array([3.0, -1.0, -1.0, -1.5])
+    assert not project_topk_cone(a, 4, 5.0).any()  # 3-1-1-1.5 < 0
+    assert project_topk_cone(a, 3, 5.0).any()  # 3-1-1 > 0
+
+
+def test_k_equals_m_is_constant_vector():
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=9) + 0.5
+    x = project_topk_simplex(a, 9, 1.0, 0.0)
+    np.testing.assert_allclose(x, np.full(9, min(max(a.mean(), 0), 1 / 9)), atol=1e-12)
+
+
+def test_rho_zero_box_is_clip_when_budget_slack():
+    a = np.array([0.1, -0.2, 0.05, 0.3])
+    np.testing.assert_allclose(project_topk_box(a, 2, 10.0, 0.0), np.clip(a, 0, 5.0))
+
+
+def test_all_active_long_vector():
+    """Every entry in M: the walk sorts the whole vector (largest sort-and-search case)."""
+    rng = np.random.default_rng(5)
+    m = 3000
+    a = 0.5 + 0.5 / (10 * m) * rng.normal(size=m)  # spread << mean/(rho m): all in M
+    for k in (1, 10, 1000):
+        x = project_topk_simplex(a, k, 1.0, 1.0)
+        assert np.count_nonzero(x) == m and x.sum() < 1.0
+        close(x, ref.bisect_topk(a, k, 1.0, 1.0), a)
+        gap_ok(x, a, "simplex", k=k, r=1.0, rho=1.0)
+
+
+def _long_inputs(rng, m):
+    z = rng.normal(size=m)
+    huge = z.copy()
+    huge[:3] = 1e6
+    return {"normal": z, "up": z + 2, "down": z - 2, "small": 0.1 * z,
+            "all-active": 0.5 + 0.05 / m * z, "ties": np.round(z * 2) / 2,
+            "cauchy": rng.standard_cauchy(m), "huge": huge, "sorted": np.sort(z)}
+
+
+@pytest.mark.parametrize("m", [700, 5000])
+def test_long_vectors_match_bisection(m):
+    """Long vectors take the sampled-bracket root and the bucketed walk with jumps."""
+    rng = np.random.default_rng(m)
+    for name, a in _long_inputs(rng, m).items():
+        for k in (1, 5, 100, m - 1, m):
+            for rho in (0.0, 1.0):
+                x = project_topk_simplex(a, k, 1.0, rho)
+                gap_ok(x, a, "simplex", k=k, r=1.0, rho=rho)
+                if name in ("normal", "small", "all-active", "ties") and k in (5, 100):
+                    close(x, ref.bisect_topk(a, k, rho, 1.0), a)
+                    close(project_topk_cone(a, k, rho), ref.bisect_topk(a, k, rho, None), a)
+                    close(project_topk_box(a, k, 1.0, rho), ref.bisect_box(a, k, 1.0, rho), a)
+                gap_ok(project_topk_cone(a, k, rho), a, "cone", k=k, rho=rho)
+                gap_ok(project_topk_box(a, k, 1.0, rho), a, "box", k=k, r=1.0, rho=rho)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0, 1e3])
+def test_sampled_bracket_root_vs_sorted(alpha):
+    rng = np.random.default_rng(7)
+    for m in (600, 3000, 20000):
+        for name, a in _long_inputs(rng, m).items():
+            for lo, hi in ((0.0, 1.0 / 1000), (0.0, 0.2), (-1.0, 2.0)):
+                for frac in (0.001, 0.3, 0.999):
+                    r = m * (lo + frac * (hi - lo)) if alpha == 0 else frac - 0.5
+                    t_fast = _topk_fast._clip_root_filtered(a, lo, hi, r, alpha)
+                    t_sort = _topk_fast._clip_root(a, lo, hi, r, alpha, 0)
+                    np.testing.assert_allclose(np.clip(a - t_fast, lo, hi),
+                                               np.clip(a - t_sort, lo, hi),
+                                               atol=1e-9 * max(1.0, np.abs(a).max()),
+                                               err_msg=f"{name} m={m} lo={lo} hi={hi} r={r}")
+
+
+def test_cone_walk_hook_matches_exhaustive():
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        m = int(rng.integers(70, 300))  # more than 64 values: bucketed stream
+        a = rng.normal(size=m) * rng.choice([1e-3, 1.0]) + rng.choice([0.0, 0.5, -1.0])
+        k = int(rng.integers(1, m + 1))
+        rho = float(rng.choice([0.0, 1.0]))
+        t, u = _topk_fast._cone_thresholds(a, k, rho)
+        close(np.clip(a - t, 0.0, u), ref.exhaustive_topk(a, k, rho), a)
+
+
+# ----------------------------------------------------------- kernel pieces
+def test_sort_hook():
+    rng = np.random.default_rng(0)
+    for m in (1, 2, 23, 24, 25, 1000, 5000):
+        for a in (rng.normal(size=m), np.round(rng.normal(size=m)), np.arange(m, dtype=float),
+                  np.arange(m, 0, -1.0), np.zeros(m)):
+            np.testing.assert_array_equal(_topk_fast._sort_desc(a), np.sort(a)[::-1])
+
+
+@pytest.mark.parametrize("alpha", [0.0, 2.0])
+def test_variable_fixing_vs_sorted_fallback(alpha):
+    rng = np.random.default_rng(1)
+    for m in (1, 5, 300):
+        for _ in range(20):
+            a = rng.normal(size=m)
+            if rng.random() < 0.3:
+                a = np.round(a)
+            lo, hi = sorted(rng.normal(size=2))
+            r = rng.uniform(m * lo, m * hi)
+            t_fix = _topk_fast._clip_root(a, lo, hi, r, alpha, 1000)
+            t_sort = _topk_fast._clip_root(a, lo, hi, r, alpha, 0)  # forced fallback
+            for t in (t_fix, t_sort):
+                assert np.clip(a - t, lo, hi).sum() == pytest.approx(r + alpha * t, abs=1e-9)
+            np.testing.assert_allclose(np.clip(a - t_fix, lo, hi), np.clip(a - t_sort, lo, hi),
+                                       atol=1e-10)
+
+
+def test_knapsack_array_bounds():
+    rng = np.random.default_rng(2)
+    for _ in range(50):
+        m = int(rng.integers(1, 30))
+        a = rng.normal(size=m)
+        lo = rng.uniform(-1, 0, size=m)
+        hi = lo + rng.uniform(0, 1, size=m) * (rng.random(m) < 0.8)
+        r = rng.uniform(lo.sum(), hi.sum())
+        x = project_knapsack(a, lo, hi, r)
+        assert x.sum() == pytest.approx(r, abs=1e-9)
+        assert np.all(x >= lo) and np.all(x <= hi)
+        g = 2 * (x - a)
+        y, left = lo.copy(), r - lo.sum()
+        for j in np.argsort(g, kind="stable"):
+            y[j] += min(hi[j] - lo[j], left)
+            left -= hi[j] - lo[j] if left > hi[j] - lo[j] else left
+        assert g @ x - g @ y <= 1e-9
+    # scalar bounds agree with the array path
+    a = rng.normal(size=40)
+    close(project_knapsack(a, 0.0, 0.1, 1.0),
+          project_knapsack(a, np.zeros(40), np.full(40, 0.1), 1.0), a)
+
+
+def test_knapsack_extreme_budgets():
+    a = np.array([3.0, -1.0, 0.5])
+    np.testing.assert_allclose(project_knapsack(a, 0.0, 1.0, 3.0), np.ones(3))
+    np.testing.assert_allclose(project_knapsack(a, -2.0, 1.0, -6.0), np.full(3, -2.0))
+    np.testing.assert_allclose(project_knapsack(a, 0.5, 0.5, 1.5), np.full(3, 0.5))
+
+
+# ------------------------------------------------------------- validation
+@pytest.mark.parametrize("call,match", [
+    (lambda: project_topk_simplex([1.0, np.nan], 1), "^a: "),
+    (lambda: project_topk_simplex([[1.0, 2.0]], 1), "^a: "),
+    (lambda: project_topk_simplex([], 1), "^a: "),
+    (lambda: project_topk_simplex([1.0, 2.0], 0), "^k "),
+    (lambda: project_topk_simplex([1.0, 2.0], 3), "^k "),
+    (lambda: project_topk_simplex([1.0, 2.0], 1.5), "^k "),
+    (lambda: project_topk_simplex([1.0, 2.0], 1, r=0.0), "^r "),
+    (lambda: project_topk_simplex([1.0, 2.0], 1, rho=-1.0), "^rho "),
+    (lambda: project_topk_cone([1.0, 2.0], 1, rho=np.inf), "^rho "),
+    (lambda: project_topk_box([1.0, 2.0], 1, r=-1.0), "^r "),
+    (lambda: project_knapsack([1.0, 2.0], 1.0, 0.0, 1.0), "^lo "),
+    (lambda: project_knapsack([1.0, 2.0], 0.0, 1.0, 3.0), "^r="),
+    (lambda: project_knapsack([1.0, 2.0], 0.0, np.nan, 1.0), "^hi "),
+    (lambda: project_knapsack([1.0, 2.0], [0.0, 2.0], [1.0, 1.0], 1.0), "^lo "),
+    (lambda: project_knapsack([1.0, 2.0], [0.0] * 3, [1.0, 1.0], 1.0), "^lo: "),
+])
+def test_validation_errors(call, match):
+    with pytest.raises(ValueError, match=match) as info:
+        call()
+    assert "\n" not in str(info.value)
+
+
+def test_returns_new_array():
+    a = np.array([0.5, 0.2, -0.1])
+    x = project_topk_simplex(a, 1)
+    assert x is not a and a[0] == 0.5
+    assert x.dtype == np.float64

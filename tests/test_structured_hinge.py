@@ -1,0 +1,98 @@
+"""The structured-hinge rank loss J(s) = max_R Δ + F(R) − F(R*) and its semi-gradient."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from svmrank.losses import structured_hinge
+from svmrank.metrics import average_precision
+from lai_reference import brute_force_interleavings, discriminant
+
+
+def problems(max_n=8):
+    return st.integers(2, max_n).flatmap(lambda n: st.tuples(
+        st.lists(st.floats(-3, 3, allow_nan=False), min_size=n, max_size=n),
+        st.lists(st.booleans(), min_size=n, max_size=n).filter(lambda l: 0 < sum(l) < len(l))))
+
+
+@pytest.mark.parametrize("loss", ["ap", "ndcg", "roc"])
+@settings(max_examples=60, deadline=None)
+@given(problem=problems())
+def test_value_is_brute_force_max_minus_truth(problem, loss):
+    scores, labels = map(np.asarray, problem)
+    value, grad = structured_hinge(scores, labels, loss=loss)
+    truth = np.argsort(~labels, kind="stable")  # every positive above every negative
+    expected = brute_force_interleavings(scores, labels, loss)[0] - discriminant(truth, scores, labels)
+    assert value == pytest.approx(max(expected, 0.0), abs=1e-9)
+    assert value >= 0.0
+    assert grad.sum() == pytest.approx(0.0, abs=1e-12)  # F is shift-invariant
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=problems())
+def test_upper_bounds_the_ap_loss(problem):
+    scores, labels = map(np.asarray, problem)
+    value, _ = structured_hinge(scores, labels)
+    assert value >= 1.0 - average_precision(labels, scores) - 1e-12
+
+
+def test_gradient_is_a_subgradient_and_matches_finite_differences():
+    rng = np.random.default_rng(0)
+    scores, labels = rng.normal(size=40), rng.random(40) < 0.3
+    labels[:2] = [True, False]
+    value, grad = structured_hinge(scores, labels)
+    for _ in range(20):  # convexity: J(s + v) ≥ J(s) + grad·v
+        v = rng.normal(size=40)
+        assert structured_hinge(scores + v, labels)[0] >= value + grad @ v - 1e-12
+    v = rng.normal(size=40)  # piecewise linear: exact along a generic short step
+    h = 1e-7
+    assert (structured_hinge(scores + h * v, labels)[0] - value) / h == pytest.approx(grad @ v, rel=1e-4)
+
+
+def test_queries_are_averaged_and_unusable_queries_ignored():
+    rng = np.random.default_rng(1)
+    scores = rng.normal(size=30)
+    labels = rng.random(30) < 0.3
+    labels[[0, 10]] = True
+    labels[[1, 11]] = False
+    labels[20:] = False  # third query: no relevant sample
+    qid = np.repeat([1, 2, 3], 10)
+    value, grad = structured_hinge(scores, labels, qid=qid)
+    parts = [structured_hinge(scores[k:k + 10], labels[k:k + 10]) for k in (0, 10)]
+    assert value == pytest.approx(np.mean([p[0] for p in parts]))
+    np.testing.assert_allclose(grad[:20], np.concatenate([p[1] for p in parts]) / 2)
+    assert not grad[20:].any()
+
+
+def test_sgd_on_the_hinge_improves_ap():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 5))
+    labels = X @ np.array([1.0, -2.0, 0.5, 0.0, 1.0]) + 0.5 * rng.normal(size=300) > 1.5
+    w = np.zeros(5)
+    for _ in range(200):
+        _, g = structured_hinge(X @ w, labels)
+        w -= 2.0 * (X.T @ g)
+    assert average_precision(labels, X @ w) > 0.9
+
+
+@pytest.mark.parametrize("scores,labels,match", [
+    ([1.0, np.nan], [1, 0], "scores"),
+    ([1.0, 2.0], [1, 1], "labels"),
+    ([1.0, 2.0], [2, 0], "binary"),
+])
+def test_bad_input(scores, labels, match):
+    with pytest.raises(ValueError, match=match):
+        structured_hinge(scores, labels)
+
+
+def test_torch_wrapper():
+    torch = pytest.importorskip("torch")
+    from svmrank.losses_torch import structured_hinge_loss
+    rng = np.random.default_rng(3)
+    s = torch.tensor(rng.normal(size=20), requires_grad=True)
+    y = torch.tensor(rng.random(20) < 0.3)
+    y[:2] = torch.tensor([True, False])
+    out = structured_hinge_loss(s, y)
+    out.backward()
+    value, grad = structured_hinge(s.detach().numpy(), y.numpy())
+    assert out.item() == pytest.approx(value)
+    np.testing.assert_allclose(s.grad.numpy(), grad)

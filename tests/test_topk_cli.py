@@ -1,0 +1,284 @@
+"""svm_topk_learn / svm_topk_classify: round trip through the SVM-multiclass model
+file, label conventions, and every bad input (one-line error, non-zero exit, no
+partial output file)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("svmrank._sdca_fast")
+from svmrank.cli import topk_classify, topk_learn  # noqa: E402
+from svmrank.estimators.topk import TopKSVM  # noqa: E402
+from svmrank.io.model_file import LinearModel, write_model  # noqa: E402
+from svmrank.io.multiclass_model import (MulticlassModel, read_multiclass_model,  # noqa: E402
+                                         write_multiclass_model)
+from svmrank.io.svmlight import load_svmlight  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def write_data(path, X, y, extra=None):
+    with open(path, "w") as fh:
+        for i, (row, label) in enumerate(zip(X, y)):
+            feats = " ".join(f"{j + 1}:{v:.6g}" for j, v in enumerate(row) if v != 0)
+            if extra is not None:
+                feats += f" {X.shape[1] + extra}:2.5"
+            fh.write(f"{label:g} {feats} # example {i}\n")
+    return str(path)
+
+
+@pytest.fixture
+def data(tmp_path):
+    rng = np.random.default_rng(0)
+    centers = rng.normal(scale=2.0, size=(4, 5))
+    y = np.arange(120) % 4
+    X = centers[y] + rng.normal(size=(120, 5))
+    return tmp_path, X, y
+
+
+def learn(argv):
+    return topk_learn.main([str(a) for a in argv])
+
+
+def classify(argv):
+    return topk_classify.main([str(a) for a in argv])
+
+
+def fails(capsys, status, pattern, *paths_absent):
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert pattern in err, err
+    for p in paths_absent:
+        assert not os.path.exists(p)
+    return status != 0
+
+
+def test_round_trip_matches_estimator(data, capsys):
+    tmp, X, y = data
+    train = write_data(tmp / "train.dat", X[:80], y[:80] + 1)
+    test = write_data(tmp / "test.dat", X[80:], y[80:] + 1)
+    model, pred = tmp / "model", tmp / "pred"
+    assert learn(["-c", 500, "-k", 2, "--loss", "beta", "-e", 1e-6, "--seed", 3, train, model]) == 0
+    out = capsys.readouterr().out
+    assert "80 examples, 5 features, 4 classes" in out and "Converged" in out
+    assert classify([test, model, pred]) == 0
+    out = capsys.readouterr().out
+    assert "top-1" in out and "top-4" in out and "Zero/one-error" in out
+    est = TopKSVM(k=2, loss="beta", C=500 / (100 * 80), epsilon=1e-6, random_state=3)
+    est.fit(X[:80], y[:80] + 1)
+    m = read_multiclass_model(model)
+    np.testing.assert_array_equal(m.classes, [1, 2, 3, 4])
+    Xtr, _, _ = load_svmlight(train)
+    est_file = TopKSVM(k=2, loss="beta", C=500 / 8000, epsilon=1e-6, random_state=3)
+    est_file.fit(Xtr, y[:80] + 1)
+    # weights are written with repr; the SVMlight reader parses them to within 1 ulp
+    np.testing.assert_allclose(m.coef, 100 * est_file.coef_, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(m.coef, 100 * est.coef_, rtol=1e-3, atol=1e-3)
+    assert m.metadata["k"] == "2" and m.metadata["loss"] == "beta" and m.n_train == 80
+    lines = Path(pred).read_text().splitlines()
+    assert len(lines) == 40
+    Xte, yte, _ = load_svmlight(test, n_features=5)
+    S = 100 * est_file.decision_function(Xte)
+    for line, row in zip(lines, S):
+        fields = line.split()
+        assert len(fields) == 5
+        assert int(fields[0]) == np.argmax(row) + 1
+        np.testing.assert_allclose([float(f) for f in fields[1:]], row, rtol=1e-7, atol=1e-9)
+    acc = np.mean([int(line.split()[0]) for line in lines] == yte)
+    assert f"top-1 {100 * acc:.2f}%" in out
+
+
+def test_arbitrary_labels_are_mapped_and_printed_back(data, capsys):
+    tmp, X, y = data
+    names = np.array([-1.0, 0.0, 3.0, 7.5])
+    train = write_data(tmp / "train.dat", X, names[y])
+    model, pred = tmp / "model", tmp / "pred"
+    assert learn(["-c", 1000, "-v", 0, train, model]) == 0
+    text = Path(model).read_text()
+    assert text.splitlines()[1] == "4# number of classes"
+    assert "classes=-1,0,3,7.5" in text
+    assert classify(["-v", 0, train, model, pred]) == 0
+    labels = {line.split()[0] for line in Path(pred).read_text().splitlines()}
+    assert labels <= {"-1", "0", "3", "7.5"} and len(labels) >= 3
+    assert capsys.readouterr().out == ""
+
+
+def test_reads_plain_svm_multiclass_model_and_ignores_extra_features(data, capsys):
+    tmp, X, y = data
+    # what svm_multiclass_learn writes: weights of class c at (c-1)*d + j, no metadata
+    W = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]])
+    text = ("SVM-multiclass Version V2.20\n3# number of classes\n2# number of base features\n"
+            "0 # loss function\n0 # kernel type\n3 # kernel parameter -d \n"
+            "1 # kernel parameter -g \n1 # kernel parameter -s \n1 # kernel parameter -r \n"
+            "empty# kernel parameter -u \n6 # highest feature index \n"
+            "10 # number of training documents \n2 # number of support vectors plus 1 \n"
+            "0 # threshold b, each following line is a SV (starting with alpha*y)\n"
+            "1 qid:0 1:1 4:1 5:-1 6:-1 #\n")
+    model = tmp / "mc.model"
+    model.write_text(text)
+    m = read_multiclass_model(model)
+    np.testing.assert_array_equal(m.coef, W)
+    np.testing.assert_array_equal(m.classes, [1, 2, 3])
+    assert m.metadata == {}
+    test = tmp / "t.dat"
+    test.write_text("1 1:2 2:1 9:100\n2 1:0.5 2:3\n3 1:-1 2:-2 3:50\n")  # 3: and 9: ignored
+    pred = tmp / "pred"
+    assert classify([test, model, pred]) == 0
+    lines = Path(pred).read_text().splitlines()
+    assert [line.split()[0] for line in lines] == ["1", "2", "3"]
+    assert lines[0].split()[1:] == ["2", "1", "-3"]
+    assert "Zero/one-error on test set: 0.00% (3 correct, 0 incorrect, 3 total)" in capsys.readouterr().out
+
+
+def test_writer_reader_round_trip(tmp_path):
+    coef = np.random.default_rng(1).normal(size=(3, 4))
+    coef[1, 2] = 0.0
+    path = tmp_path / "m"
+    write_multiclass_model(path, MulticlassModel(coef, [0.5, 2, 10], 7, {"k": "2"}))
+    m = read_multiclass_model(path)
+    np.testing.assert_allclose(m.coef, coef, rtol=1e-15, atol=0)
+    assert m.coef[1, 2] == 0.0
+    np.testing.assert_array_equal(m.classes, [0.5, 2, 10])
+    assert m.n_train == 7 and m.metadata == {"k": "2"}
+    with pytest.raises(ValueError, match="classes: must be numbers"):
+        write_multiclass_model(path, MulticlassModel(coef, ["a", "b", "c"]))
+    with pytest.raises(ValueError, match="coef: contains NaN"):
+        write_multiclass_model(path, MulticlassModel(coef * np.nan, [1, 2, 3]))
+    with pytest.raises(ValueError, match="metadata"):
+        write_multiclass_model(path, MulticlassModel(coef, [1, 2, 3], 0, {"k": "a b"}))
+    np.testing.assert_allclose(read_multiclass_model(path).coef, coef, rtol=1e-15)  # untouched
+
+
+# ---------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("options, status, pattern", [
+    (["-k", "0"], 2, "-k: expected an integer >= 1"),
+    (["-k", "4"], 1, "-k 4: must be smaller than the number of classes (4)"),
+    (["-k", "9"], 1, "must be smaller than the number of classes"),
+    (["--loss", "gamma"], 2, "--loss"),
+    (["-c", "0"], 2, "-c must be a finite number > 0"),
+    (["-#", "0"], 2, "-#: expected a positive number"),
+    (["-w", "3"], 2, "unrecognized arguments"),
+])
+def test_learn_bad_options(data, capsys, options, status, pattern):
+    tmp, X, y = data
+    train = write_data(tmp / "train.dat", X, y + 1)
+    model = tmp / "model"
+    argv = options if "-c" in options else ["-c", "1"] + options
+    assert learn(argv + [train, model]) == status
+    assert fails(capsys, status, pattern, model)
+
+
+def test_learn_requires_c(data, capsys):
+    tmp, X, y = data
+    train = write_data(tmp / "train.dat", X, y + 1)
+    assert learn([train, tmp / "model"]) == 2
+    assert fails(capsys, 2, "-c is required", tmp / "model")
+
+
+@pytest.mark.parametrize("labels, pattern", [
+    ([1, 2, 4], "class 3 has no example (SVM-multiclass classes are 1..4"),
+    ([2, 3], "class 1 has no example"),
+    ([5], "class 1 has no example"),
+    ([0.5], "needs examples of at least 2 classes, found 1"),
+])
+def test_learn_bad_classes(data, capsys, labels, pattern):
+    tmp, X, y = data
+    train = write_data(tmp / "train.dat", X, np.array(labels)[y % len(labels)])
+    model = tmp / "model"
+    assert learn(["-c", "1", train, model]) == 1
+    assert fails(capsys, 1, pattern, model)
+
+
+def test_learn_non_finite_and_malformed_features(data, capsys):
+    tmp, X, y = data
+    train = tmp / "train.dat"
+    write_data(train, X, y + 1)
+    lines = train.read_text().splitlines()
+    lines[6] = "2 1:0.5 2:nan 3:1"
+    train.write_text("\n".join(lines) + "\n")
+    model = tmp / "model"
+    model.write_text("previous model")
+    assert learn(["-c", "1", train, model]) == 1
+    assert fails(capsys, 1, "train.dat:7: expected a finite feature value")
+    assert model.read_text() == "previous model"  # never partially overwritten
+    assert learn(["-c", "1", tmp / "missing.dat", tmp / "m2"]) == 1
+    assert fails(capsys, 1, "missing.dat", tmp / "m2")
+
+
+def test_classify_bad_models(data, capsys):
+    tmp, X, y = data
+    test = write_data(tmp / "test.dat", X, y + 1)
+    pred = tmp / "pred"
+    good = tmp / "good.model"
+    assert learn(["-c", "100", "-v", "0", write_data(tmp / "tr.dat", X, y + 1), good]) == 0
+    text = good.read_text().splitlines()
+
+    ap_model = tmp / "ap.model"
+    write_model(ap_model, LinearModel(w=np.ones(5), b=0.0, metadata={}))
+    cases = [
+        (ap_model, "this is an SVM-light model"),
+        ("garbage\n", "not an SVM-multiclass model file"),
+        ("\n".join(text[:7]) + "\n", ":8: expected the header line"),
+        ("\n".join(text[:4] + ["2 # kernel type"] + text[5:]) + "\n", "kernel type 0"),
+        ("\n".join(text[:14]) + "\n", "1 support vector lines (truncated model file)"),
+        ("\n".join(text[:14] + ["1 qid:0 21:1 #"]) + "\n", ":15: expected a feature index <= 20"),
+        ("\n".join(text[:14] + [text[14].replace("classes=1,2,3,4", "classes=1,2")]) + "\n",
+         "4 comma-separated numbers"),
+        ("\n".join(text + ["1 1:1"]) + "\n", "the end of the file"),
+        ("SVM-multiclass Version V1.01\n", "version V2.20"),
+    ]
+    for i, (model, pattern) in enumerate(cases):
+        if not isinstance(model, Path):
+            path = tmp / f"bad{i}.model"
+            path.write_text(model)
+            model = path
+        assert classify([test, model, pred]) == 1, pattern
+        assert fails(capsys, 1, pattern, pred)
+    assert classify([test, tmp / "nope.model", pred]) == 1
+    assert fails(capsys, 1, "nope.model", pred)
+
+
+def test_classify_bad_test_file_leaves_no_output(data, capsys):
+    tmp, X, y = data
+    model, pred = tmp / "model", tmp / "pred"
+    assert learn(["-c", "100", "-v", "0", write_data(tmp / "tr.dat", X, y + 1), model]) == 0
+    bad = tmp / "bad.dat"
+    bad.write_text("1 1:0.5 2:inf\n")
+    assert classify([bad, model, pred]) == 1
+    assert fails(capsys, 1, "bad.dat:1: expected a finite feature value", pred)
+    assert classify(["-x", bad, model, pred]) == 2
+    assert fails(capsys, 2, "unrecognized arguments", pred)
+
+
+def test_unknown_test_labels_are_reported(data, capsys):
+    tmp, X, y = data
+    model, pred = tmp / "model", tmp / "pred"
+    assert learn(["-c", "100", "-v", "0", write_data(tmp / "tr.dat", X, y + 1), model]) == 0
+    labels = y + 1
+    labels[:10] = 9
+    assert classify([write_data(tmp / "te.dat", X, labels), model, pred]) == 0
+    assert "10 examples have a label that is not a class of the model" in capsys.readouterr().out
+
+
+def test_bin_launchers(data):
+    tmp, X, y = data
+    train = write_data(tmp / "train.dat", X, y + 1)
+    env = dict(os.environ, PYTHONPATH="")
+    r = subprocess.run([sys.executable, str(ROOT / "bin" / "svm_topk_learn"), "-c", "100", "-k",
+                        "2", "-v", "0", train, str(tmp / "model")], capture_output=True,
+                       text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([sys.executable, str(ROOT / "bin" / "svm_topk_classify"), train,
+                        str(tmp / "model"), str(tmp / "pred")], capture_output=True, text=True,
+                       env=env)
+    assert r.returncode == 0, r.stderr
+    assert "top-2" in r.stdout
+    r = subprocess.run([sys.executable, str(ROOT / "bin" / "svm_topk_learn"), "-c", "1", "-k",
+                        "7", train, str(tmp / "m2")], capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and r.stderr.startswith("svm_topk_learn: error: -k 7")
