@@ -1,8 +1,10 @@
-"""File formats: SVMlight data files and SVM-light linear model files.
+"""File formats: SVMlight data files, SVM-light linear models, SVM-multiclass models.
 
 ``atomic_write`` stays in :mod:`svmrank.io.atomic`.
 """
 from .model_file import LinearModel, read_model, write_model
+from .multiclass_model import MulticlassModel, read_multiclass_model, write_multiclass_model
 from .svmlight import dump_svmlight, load_svmlight
 
-__all__ = ["load_svmlight", "dump_svmlight", "LinearModel", "read_model", "write_model"]
+__all__ = ["load_svmlight", "dump_svmlight", "LinearModel", "read_model", "write_model",
+           "MulticlassModel", "read_multiclass_model", "write_multiclass_model"]
