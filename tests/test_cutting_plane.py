@@ -72,6 +72,20 @@ def test_line_search_needs_the_score_interface():
         cutting_plane(_OnlyMostViolated(RankingProblem(X, y)), 1.0, line_search=True)
 
 
+@pytest.mark.parametrize("line_search", [True, False])
+def test_warm_start_far_from_the_optimum_still_optimises(line_search):
+    # a huge w0 ranks perfectly (no violation) but is far from minimising ½‖w‖²
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 3))
+    X[:, 0] += np.sign(X[:, 0])
+    y = (X[:, 0] > 0).astype(float)
+    cold = cutting_plane(RankingProblem(X, y), 1.0, epsilon=1e-6, line_search=line_search)
+    w0 = np.array([1e3, 0.0, 0.0])
+    assert RankingProblem(X, y).most_violated(w0)[0] == 0.0
+    warm = cutting_plane(RankingProblem(X, y), 1.0, epsilon=1e-6, w0=w0, line_search=line_search)
+    assert warm.primal_objective == pytest.approx(cold.primal_objective, rel=1e-4, abs=1e-8)
+
+
 def test_binary_problem_is_linearsvc():
     svm = pytest.importorskip("sklearn.svm")
     rng = np.random.default_rng(0)

@@ -227,9 +227,11 @@ class _Run:
         return max(0.0, float((self.ws.b[planes] - self.ws.vectors[planes] @ w).max())) if planes.any() else 0.0
 
     def plain(self, w, epsilon, max_iter):
-        """Joachims, Finley & Yu (2009), Alg. 4."""
+        """Joachims, Finley & Yu (2009), Alg. 4. Its stopping rule holds only at a QP
+        solution, so a warm start w0 ≠ 0 never stops before the first QP solve."""
         if self.A_hard is not None:
             w, self.dual = _activate_hard_rows(self.ws, self.A_hard, self.b_hard, self.C, w)
+        at_qp_solution = self.ws.n_planes > 0 or not np.any(w)
         xi_ws = 0.0
         for it in range(1, max_iter + 1):
             loss, g = self.problem.most_violated(w)
@@ -237,12 +239,12 @@ class _Run:
             self.w, self.xi = w, max(0.0, violation)
             self.primal = 0.5 * float(w @ w) + self.C * self.xi
             self.log(violation)
-            if violation <= xi_ws + epsilon:
+            if at_qp_solution and violation <= xi_ws + epsilon:
                 return True
             if it == max_iter:
                 return False
             w = self.add_and_solve(loss, g)
-            xi_ws = self.slack(w)
+            xi_ws, at_qp_solution = self.slack(w), True
         return False
 
     def optimized(self, w, epsilon, max_iter, n_secant=2):
