@@ -233,3 +233,26 @@ def test_model_file_round_trip_and_console_scripts(tmp_path):
                           str(tmp_path / "x.model")]) == 2
     assert ap_learn.main(["--edges", str(tmp_path / "train.edges"), "-v", "0",
                           str(tmp_path / "train.dat"), str(tmp_path / "x.model")]) == 2
+
+
+def test_console_script_high_order_options(tmp_path, capsys):
+    from svmrank.cli import ap_learn
+    from svmrank.estimators.high_order import from_linear_model
+    from svmrank.io.model_file import read_model
+    from svmrank.io.svmlight import dump_svmlight
+    X, y, groups = make_grouped(n_samples=60, n_features=5, n_groups=15, random_state=2)
+    dump_svmlight(tmp_path / "train.dat", X, y, comments=[f"img={g}" for g in groups])
+    args = ["--model", "hob", "--groups", "img", "-c", "5", "-v", "0", "--eta", "0.5",
+            "--pairwise-features", "2,4", "-j", "3"]
+    assert ap_learn.main(args + [str(tmp_path / "train.dat"), str(tmp_path / "m")]) == 0
+    est = HOBSVM(C=5.0, eta=0.5, pairwise_features=[1, 3], J=3.0, epsilon=0.1).fit(
+        X, y, edges=edges_from_groups(groups))
+    back = from_linear_model(read_model(tmp_path / "m"))
+    assert back.eta == 0.5 and back.pairwise_index_.tolist()[:2] == [1, 3]
+    np.testing.assert_allclose(back.pairwise_coef_, est.pairwise_coef_, atol=1e-6)
+    for bad, message in ((["--pairwise-features", "0"], "feature numbers start at 1"),
+                         (["--pairwise-features", "a,b"], "expected 'all', 'none'"),
+                         (["--eta", "-1"], "--eta: expected a value >= 0")):
+        assert ap_learn.main(["--model", "hoap", "--groups", "img", "-v", "0"] + bad +
+                             [str(tmp_path / "train.dat"), str(tmp_path / "x")]) == 2
+        assert message in capsys.readouterr().err

@@ -44,3 +44,28 @@ def test_latent_errors_name_the_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "bag 1 is not contiguous: it reappears at line 3" in err
     assert ap_learn.main(["--latent", "-l", "roc", str(path), str(tmp_path / "m")]) == 2
+
+
+def test_latent_options_reach_the_estimators(tmp_path, bag_file):
+    path, X, y, bags, known = bag_file
+    model = tmp_path / "model"
+    assert ap_learn.main(["--latent", "-l", "2", "-c", "1", "-j", "2", "--robust", "0.2",
+                          "--n-init", "2", "--seed", "3", "-v", "0", str(path), str(model)]) == 0
+    est = LatentSVM(C=1.0, J=2.0, c=0.2, n_init=2, random_state=3, epsilon=0.1,
+                    bias=1.0).fit(X, y, bags=bags, known=known)
+    np.testing.assert_allclose(read_model(model).w[:5], est.coef_, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--latent", "--robust", "0.2"], "--robust needs --latent -l 2"),
+    (["--latent", "-l", "2", "--robust", "1"], "--robust: expected a fraction"),
+    (["-j", "2"], "-j needs"),
+    (["--n-init", "3"], "--n-init and --seed need --latent"),
+    (["--latent", "--n-init", "0"], "--n-init: expected a positive"),
+    (["--eta", "2"], "--eta and --pairwise-features need --model"),
+])
+def test_misplaced_options_are_refused(tmp_path, bag_file, capsys, options, message):
+    path = bag_file[0]
+    assert ap_learn.main(options + [str(path), str(tmp_path / "m")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()

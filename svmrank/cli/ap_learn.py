@@ -26,8 +26,8 @@ Losses (-l): 11 or ap = 1 - average precision (default), ndcg = 1 - NDCG (binary
 relevance), 10 or roc = 1 - ROC area, 2 or error = error rate (the binary SVM).
 
 C is on SVM^map's scale: the loss lies in [0, 1]. svm_perf_learn counts losses in
-percent, so a C tuned for svm_perf_learn corresponds to -c (100 * C_perf) here
-(and SVM-light's C_light = C * n_examples... see README). Lines with qid:N form
+percent, so a C tuned for svm_perf_learn corresponds to -c (100 * C_perf) here.
+With -l 2 the problem is 1/2|w|^2 + (C/n) sum_i hinge_i: SVM-light's C is C/n. Lines with qid:N form
 queries: one ranking each, the loss averaged over queries; queries without a
 relevant (label > 0) or without a non-relevant example are skipped with a warning.
 
@@ -71,7 +71,24 @@ def build_parser():
                         "latent SVM (-l 2) by CCCP")
     p.add_argument("--model", choices=["hob", "hoap"], default=None,
                    help="high-order ranking (Dokania et al. 2014) over linked examples: "
-                        "HOB-SVM or HOAP-SVM (pairwise term eta = 1 on all features)")
+                        "HOB-SVM or HOAP-SVM")
+    p.add_argument("--eta", type=float, default=1.0, metavar="float",
+                   help="with --model: weight of the pairwise term (default 1; 0: none)")
+    p.add_argument("--pairwise-features", default="all", metavar="LIST",
+                   help="with --model: features of the pairwise term, 'all' (default), "
+                        "'none' (only the constant bias feature: a learned Potts term) or "
+                        "comma-separated 1-based feature numbers, e.g. 1,5,7")
+    p.add_argument("-j", dest="J", type=positive_float("-j"), default=None, metavar="float",
+                   help="cost factor of errors on positive examples (SVM-light's -j): "
+                        "latent SVM's J (default 1) and HOB-SVM's J (default |N|/|P|)")
+    p.add_argument("--robust", type=float, default=0.0, metavar="FRACTION",
+                   help="with --latent -l 2: ignore this fraction (0 <= c < 1) of the "
+                        "most confusing negative candidates (default 0)")
+    p.add_argument("--n-init", type=int, default=1, metavar="int",
+                   help="with --latent: random initialisations, the best objective wins "
+                        "(default 1)")
+    p.add_argument("--seed", type=int, default=0, metavar="int",
+                   help="with --latent: seed of the random initialisations (default 0)")
     p.add_argument("--edges", metavar="FILE", default=None,
                    help="with --model: links, 'u v' per line (0-based example rows)")
     p.add_argument("--groups", metavar="KEY", default=None,
@@ -101,29 +118,67 @@ def parse_options(argv):
     if args.approx is not None and not 0 <= args.approx <= 100:
         raise CLIError(f"--approx: expected a percentage in [0, 100], got {args.approx:g}")
     args.loss = LOSS_CODES[args.l]
+    if not args.eta >= 0:
+        raise CLIError(f"--eta: expected a value >= 0, got {args.eta}")
+    if not 0 <= args.robust < 1:
+        raise CLIError(f"--robust: expected a fraction in [0, 1), got {args.robust}")
+    if args.n_init < 1:
+        raise CLIError(f"--n-init: expected a positive number, got {args.n_init}")
+    args.pairwise = parse_feature_list(args.pairwise_features)
     if (args.edges or args.groups) and not args.model:
         raise CLIError("--edges and --groups need --model hob or hoap")
     if args.model and not (args.edges or args.groups):
         raise CLIError(f"--model {args.model} needs --edges FILE or --groups KEY")
     if args.model and (args.latent or args.approx is not None):
         raise CLIError("--model cannot be combined with --latent or --approx")
+    if not args.model and (args.eta != 1.0 or args.pairwise_features != "all"):
+        raise CLIError("--eta and --pairwise-features need --model hob or hoap")
+    latent_svm = args.latent and args.loss == "error"
+    if args.J is not None and not (latent_svm or args.model == "hob"):
+        raise CLIError("-j needs --latent -l 2 (latent SVM) or --model hob")
+    if args.robust and not latent_svm:
+        raise CLIError("--robust needs --latent -l 2 (latent SVM)")
+    if (args.n_init != 1 or args.seed != 0) and not args.latent:
+        raise CLIError("--n-init and --seed need --latent")
     if args.approx is not None and (args.latent or args.loss == "error"):
         raise CLIError("--approx needs a rank loss (-l ap, ndcg or roc) without --latent")
     return args
+
+
+def parse_feature_list(text):
+    """--pairwise-features: None (all), [] (none) or 0-based indices of 1-based numbers."""
+    if text == "all":
+        return None
+    if text == "none":
+        return []
+    try:
+        numbers = [int(tok) for tok in text.split(",")]
+    except ValueError:
+        raise CLIError(f"--pairwise-features: expected 'all', 'none' or comma-separated "
+                       f"feature numbers, got {text!r}") from None
+    if min(numbers) < 1:
+        raise CLIError(f"--pairwise-features: feature numbers start at 1, got {min(numbers)}")
+    return [n - 1 for n in numbers]
 
 
 def make_estimator(args):
     """The estimator the options describe."""
     common = dict(C=args.c, epsilon=args.e, max_iter=args.max_iter, verbose=int(args.v >= 1))
     if args.model:
-        return (HOAPSVM if args.model == "hoap" else HOBSVM)(bias=args.bias, **common)
+        high_order = dict(bias=args.bias, eta=args.eta, pairwise_features=args.pairwise, **common)
+        if args.model == "hob":
+            return HOBSVM(J=args.J, **high_order)
+        return HOAPSVM(**high_order)
     if args.latent:
         if args.loss not in ("ap", "error"):
             raise CLIError(f"--latent supports -l ap (latent AP-SVM) and -l 2 (latent SVM), "
                            f"not {args.l!r}")
         common["verbose"] = int(args.v >= 2)  # CCCP lines only at -v 2
-        return LatentSVM(bias=args.bias, **common) if args.loss == "error" else \
-            LatentAPSVM(lai=args.lai, **common)
+        common.update(n_init=args.n_init, random_state=args.seed)
+        if args.loss == "error":
+            return LatentSVM(bias=args.bias, J=1.0 if args.J is None else args.J,
+                             c=args.robust, **common)
+        return LatentAPSVM(lai=args.lai, **common)
     if args.loss == "error":
         return BinarySVM(bias=args.bias, **common)
     return RankSVM(loss=args.loss, lai=args.lai, approx=args.approx, **common)
@@ -140,6 +195,9 @@ def learn(argv):
         X, y, qid, comments = load_svmlight(args.example_file, return_comments=True)
     else:
         X, y, qid = load_svmlight(args.example_file)
+    if args.model and args.pairwise and max(args.pairwise) >= X.shape[1]:
+        raise CLIError(f"--pairwise-features: feature {max(args.pairwise) + 1} exceeds the "
+                       f"highest feature number {X.shape[1]} of {args.example_file}")
     if args.v >= 1:
         print(f"Reading training examples... {X.shape[0]} examples, {X.shape[1]} features, "
               f"{len(set(qid.tolist()))} queries.", flush=True)
