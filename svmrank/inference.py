@@ -90,8 +90,9 @@ def check_binary_labels(labels, n, name="labels"):
     return labels > 0
 
 
-def _check_method(method, loss):
-    code = _check_choice(method, "method", METHODS)
+def check_method(method, loss, name="method"):
+    """The kernel code of an inference method, checked against the loss object."""
+    code = _check_choice(method, name, METHODS)
     if method in SEARCH_METHODS and (loss.code is None or loss.name not in SEARCH_LOSSES):
         raise ValueError(f"method {method!r} needs a loss whose f_j is unimodal (AP or ROC "
                          f"area); got loss {loss.name!r}: use 'qs', 'greedy' or 'select'")
@@ -128,7 +129,7 @@ def loss_augmented_inference(scores, labels, loss="ap", method="qs"):
     InferenceResult
     """
     loss_obj = get_loss(loss)
-    method_code = _check_method(method, loss_obj)
+    method_code = check_method(method, loss_obj)
     scores = check_vector(scores, "scores")
     relevant = check_binary_labels(labels, scores.shape[0])
     n_pos = int(relevant.sum())
@@ -209,5 +210,5 @@ def lai_queries(scores, relevant, order, offsets, loss="ap", method="qs"):
     """
     loss_obj = get_loss(loss)
     coef, _, losses, objectives = _run(scores, relevant, (order, offsets), loss_obj,
-                                       _check_method(method, loss_obj))
+                                       check_method(method, loss_obj))
     return coef, losses, objectives

@@ -95,6 +95,19 @@ class QSLoss:
                 out[mask] -= self.steps(np.full(mask.sum(), k), j[mask], n_pos, n_neg)
         return out
 
+    def ranking_loss(self, relevant, scores):
+        """Δ(R*, R) of the ranking R by decreasing score (ties: input order) of one
+        query; NaN without a relevant or a non-relevant sample."""
+        relevant = np.asarray(relevant, dtype=bool)
+        scores = np.asarray(scores, dtype=np.float64)
+        order = np.lexsort((np.arange(scores.size), -scores))
+        rel = relevant[order]
+        P, N = int(rel.sum()), int((~rel).sum())
+        if P == 0 or N == 0:
+            return float("nan")
+        r = 1 + np.cumsum(rel)[~rel]  # interleaving rank of each negative, in rank order
+        return float(self.values(r, np.arange(1, N + 1), P, N).sum())
+
     def ensure_checked(self, n_pos, n_neg):
         """Check C1-C3 for (n_pos, n_neg) once; returns the largest |step| seen."""
         key = (int(n_pos), int(n_neg))

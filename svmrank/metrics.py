@@ -32,9 +32,8 @@ def average_precision(y_true, scores):
 
 def ndcg(y_true, scores, k=None):
     """NDCG (at k) with gains ``2**rel - 1`` for graded labels (binary: 1 for relevant)
-    and discount ``1 / log2(1 + rank)``. Ties are broken pessimistically is not
-    assumed: samples are taken in stable decreasing-score order. NaN without relevant
-    samples."""
+    and discount ``1 / log2(1 + rank)``. Tied scores keep their input order (stable
+    decreasing-score order). NaN without relevant samples."""
     scores = check_vector(scores, "scores")
     y_true = check_vector(y_true, "y_true", n=scores.shape[0])
     gains = np.where(y_true > 0, np.exp2(np.clip(y_true, 0, None)) - 1, 0.0)

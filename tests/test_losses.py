@@ -113,3 +113,34 @@ def test_user_loss_objective_matches_brute_force():
         res = loss_augmented_inference(scores, labels, loss=user)
         assert res.objective == pytest.approx(brute_force_interleavings(scores, labels, "ap")[0],
                                               abs=1e-12)
+
+
+@pytest.mark.parametrize("builtin", [AP, NDCG, ROC])
+def test_ranking_loss_of_scores_matches_the_metrics(builtin):
+    from svmrank.metrics import average_precision, ndcg, roc_auc
+    measure = {"ap": average_precision, "ndcg": ndcg, "roc": roc_auc}[builtin.name]
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        n = int(rng.integers(2, 30))
+        rel = rng.random(n) < 0.4
+        rel[:2] = [True, False]
+        scores = rng.normal(size=n)  # distinct: no tie convention involved
+        assert builtin.ranking_loss(rel, scores) == pytest.approx(
+            1.0 - measure(rel.astype(float), scores), abs=1e-12)
+    assert np.isnan(builtin.ranking_loss([True, True], [0.0, 1.0]))
+
+
+def test_rank_svm_trains_on_a_user_loss():
+    from svmrank import RankSVM
+    from svmrank.datasets import make_ranking
+    X, y, qid = make_ranking(n_samples=200, n_features=8, n_queries=4, density=1.0,
+                             random_state=0)  # dense: no tied scores
+    builtin = RankSVM(loss="ap", C=10.0).fit(X, y, qid=qid)
+    user = RankSVM(loss=user_copy(AP), C=10.0).fit(X, y, qid=qid)
+    np.testing.assert_allclose(user.coef_, builtin.coef_, rtol=1e-6, atol=1e-9)
+    assert user.score(X, y, qid=qid) == pytest.approx(builtin.score(X, y, qid=qid), abs=1e-9)
+    bad = QSLoss(chakrabarti_cutoff_step, name="cut-off NDCG")
+    with pytest.raises(ValueError, match="cut-off NDCG"):
+        RankSVM(loss=bad, C=1.0).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="lai 'search' needs|method 'search' needs"):
+        RankSVM(loss=user_copy(AP), lai="search").fit(X, y, qid=qid)

@@ -4,6 +4,7 @@ import numpy as np
 
 from .._validation import check_matrix, check_positive, check_vector
 from ..learners.cutting_plane import cutting_plane
+from ..losses import QSLoss
 from ..metrics import average_precision, mean_over_queries, ndcg, roc_auc
 from ..problems.appx import APPX_BIAS, APPXProblem
 from ..problems.binary import BinaryProblem
@@ -47,8 +48,9 @@ class RankSVM(_CuttingPlaneEstimator):
 
     Parameters
     ----------
-    loss : {"ap", "ndcg", "roc"}
-        1 − AP, 1 − NDCG (binary relevance), or 1 − ROC area.
+    loss : {"ap", "ndcg", "roc"} or svmrank.losses.QSLoss
+        1 − AP, 1 − NDCG (binary relevance), 1 − ROC area, or a user's QS-suitable
+        loss (checked for C1-C3 on each query size before training).
     C : float
         Regularisation constant (> 0).
     epsilon : float
@@ -112,8 +114,13 @@ class RankSVM(_CuttingPlaneEstimator):
         return self
 
     def score(self, X, y, qid=None):
-        """Mean over queries of the measure the loss targets (AP, NDCG or ROC area)."""
-        return mean_over_queries(_SCORERS[self.loss], y, self.decision_function(X), qid)
+        """Mean over queries of the measure the loss targets (AP, NDCG or ROC area;
+        1 − Δ for a user's QSLoss)."""
+        if isinstance(self.loss, QSLoss):
+            measure = lambda y_q, s_q: 1.0 - self.loss.ranking_loss(y_q > 0, s_q)
+        else:
+            measure = _SCORERS[self.loss]
+        return mean_over_queries(measure, y, self.decision_function(X), qid)
 
 
 class APSVM(RankSVM):

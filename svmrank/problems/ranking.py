@@ -8,7 +8,8 @@ import warnings
 import numpy as np
 
 from .._validation import check_matrix, check_vector, query_segments
-from ..inference import LOSSES, METHODS, lai_queries, true_coef
+from ..inference import check_method, lai_queries, true_coef
+from ..losses import get_loss
 
 
 class RankingProblem:
@@ -22,16 +23,13 @@ class RankingProblem:
     qid : array-like, shape (n_samples,), optional
         Query of each sample (one ranking per query). Queries without a relevant or
         without a non-relevant sample are skipped with one warning that counts them.
-    loss : {"ap", "ndcg", "roc"}
-    lai : {"qs", "greedy"}
+    loss : {"ap", "ndcg", "roc"} or svmrank.losses.QSLoss
+    lai : {"qs", "greedy", "search", "select", "search+select"}
         Loss-augmented inference method (see svmrank.inference).
     """
 
     def __init__(self, X, y, qid=None, loss="ap", lai="qs"):
-        if loss not in LOSSES:
-            raise ValueError(f"loss must be one of {sorted(LOSSES)}; got {loss!r}")
-        if lai not in METHODS:
-            raise ValueError(f"lai must be one of {sorted(METHODS)}; got {lai!r}")
+        check_method(lai, get_loss(loss), name="lai")
         X = check_matrix(X)
         y = check_vector(y, "y", n=X.shape[0])
         order, offsets = query_segments(qid, X.shape[0])
