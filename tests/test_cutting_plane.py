@@ -61,15 +61,17 @@ class _OnlyMostViolated:
         self.n_features, self.most_violated = problem.n_features, problem.most_violated
 
 
-def test_line_search_needs_the_score_interface():
+def test_line_search_in_weight_space_without_the_score_interface():
     rng = np.random.default_rng(9)
     X, y = rng.normal(size=(40, 3)), (rng.random(40) < 0.3).astype(float)
     y[:2] = [1, 0]
-    plain = cutting_plane(_OnlyMostViolated(RankingProblem(X, y)), 10.0, epsilon=1e-6)
-    fast = cutting_plane(RankingProblem(X, y), 10.0, epsilon=1e-6)
-    assert fast.primal_objective == pytest.approx(plain.primal_objective, rel=1e-5, abs=1e-6)
-    with pytest.raises(ValueError, match="line_search=True needs"):
-        cutting_plane(_OnlyMostViolated(RankingProblem(X, y)), 1.0, line_search=True)
+    runs = [cutting_plane(problem, 10.0, epsilon=1e-6, line_search=ls)
+            for problem in (_OnlyMostViolated(RankingProblem(X, y)), RankingProblem(X, y))
+            for ls in (True, False)]
+    for run in runs[1:]:
+        assert run.primal_objective == pytest.approx(runs[0].primal_objective, rel=1e-5, abs=1e-6)
+    with pytest.raises(ValueError, match="line_search must be"):
+        cutting_plane(RankingProblem(X, y), 1.0, line_search="yes")
 
 
 @pytest.mark.parametrize("line_search", [True, False])
@@ -125,6 +127,26 @@ def test_sign_bounds_and_hard_constraints():
     ref = minimize(f, np.r_[a * 2, 1.0], constraints=cons, method="SLSQP",
                    bounds=[(None, None)] * 3 + [(0.0, None)], options={"ftol": 1e-14, "maxiter": 5000})
     assert res.primal_objective == pytest.approx(ref.fun, rel=1e-5)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("line_search", [True, False])
+def test_many_sign_bounds_match_the_bounded_optimum(seed, line_search):
+    """Sign bounds are eliminated from the dual in closed form (w_B = min(0, (Vᵀz)_B));
+    the optimum must be the bounded one, whichever coordinates end up clipped."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(6, 5))
+    y = np.array([1, 0, 1, 0, 0, 1.0])
+    C = float(rng.choice([1.0, 30.0, 500.0]))
+    bounded = np.flatnonzero(rng.random(5) < 0.7) if seed % 2 else np.arange(5)
+    res = cutting_plane(RankingProblem(X, y), C, epsilon=1e-7, nonpositive=bounded,
+                        line_search=line_search)
+    bounds = [(None, 0.0) if k in bounded else (None, None) for k in range(5)]
+    exact, _ = exact_primal(all_ap_constraints(X, y), C, 5, bounds=bounds)
+    assert np.all(res.w[bounded] <= 0.0)
+    assert res.converged and res.duality_gap >= -1e-9
+    assert res.primal_objective == pytest.approx(exact, rel=1e-5, abs=1e-7)
+    assert res.dual_objective <= exact + 1e-6 * (1 + exact)
 
 
 def test_warns_at_iteration_cap_and_reports_progress():

@@ -54,9 +54,17 @@ class CuttingPlaneResult:
 
 
 class _WorkingSet:
-    """Cutting planes and active hard rows with their cached Gram matrix."""
+    """Cutting planes and active hard rows with their cached Gram matrix.
 
-    def __init__(self, n_features):
+    Sign bounds w_B ≤ 0 are not rows: their multipliers are eliminated in closed form,
+    w(z) = Vᵀz with the coordinates of B clipped to min(0, ·), so the dual becomes
+    D(z) = b·z − ½‖w(z)‖², concave and piecewise quadratic with gradient b − V w(z).
+    On the set S of clipped coordinates it is the QP with Gram G − V_S V_Sᵀ; ``solve``
+    alternates between that QP and S until S repeats, which is then a KKT point of D."""
+
+    def __init__(self, n_features, nonpositive=None):
+        self.bounded = np.zeros(0, dtype=np.int64) if nonpositive is None else nonpositive
+        self.clipped = np.zeros(0, dtype=np.int64)  # S, kept as the next warm start
         self.vectors = np.zeros((0, n_features))
         self.b = np.zeros(0)
         self.capped = np.zeros(0, dtype=bool)
@@ -83,41 +91,61 @@ class _WorkingSet:
         self.ids, self.idle, self.z = self.ids[keep], self.idle[keep], self.z[keep]
         self.G = self.G[np.ix_(keep, keep)]
 
-    def solve(self, C):
-        self.z, _ = solve_dual_qp(self.G, self.b, self.capped, C, z0=self.z)
+    def w_and_dual(self):
+        """w(z) and D(z) at the current z (D(z) is a lower bound for any z ≥ 0 under the cap)."""
         w = self.z @ self.vectors
-        dual = float(self.b @ self.z - 0.5 * (w @ w))
-        return w, dual
+        if self.bounded.size:
+            w[self.bounded] = np.minimum(w[self.bounded], 0.0)
+        return w, float(self.b @ self.z - 0.5 * (w @ w))
+
+    def solve(self, C, max_rounds=100):
+        seen = set()
+        for _ in range(max_rounds):
+            G = self.G
+            if self.clipped.size:
+                V_S = self.vectors[:, self.clipped]
+                G = G - V_S @ V_S.T
+            self.z, _ = solve_dual_qp(G, self.b, self.capped, C, z0=self.z)
+            if not self.bounded.size:
+                break
+            v = self.z @ self.vectors[:, self.bounded]
+            clipped = self.bounded[v > 0]
+            key = clipped.tobytes()
+            if np.array_equal(clipped, self.clipped) or key in seen:
+                self.clipped = clipped
+                break
+            seen.add(key)
+            self.clipped = clipped
+        return self.w_and_dual()
 
     @property
     def n_planes(self):
         return int(self.capped.sum())
 
 
-def _hard_rows(hard_constraints, nonpositive, n_features):
-    """Stack the hard constraints A w ≥ b and the sign bounds −w_k ≥ 0 as one CSR A."""
-    blocks, rhs = [], []
-    if hard_constraints is not None:
-        A, b = hard_constraints
-        A = sp.csr_matrix(A, dtype=np.float64)
-        b = np.asarray(b, dtype=np.float64).ravel()
-        if A.shape[1] != n_features or A.shape[0] != b.shape[0]:
-            raise ValueError(f"hard_constraints: A must be (m, {n_features}) and b (m,); got "
-                             f"{A.shape} and {b.shape}")
-        if not (np.isfinite(A.data).all() and np.isfinite(b).all()):
-            raise ValueError("hard_constraints: contain NaN or infinite values")
-        blocks.append(A)
-        rhs.append(b)
-    if nonpositive is not None:
-        idx = np.unique(np.asarray(nonpositive, dtype=np.int64).ravel())
-        if idx.size and (idx.min() < 0 or idx.max() >= n_features):
-            raise ValueError(f"nonpositive: indices must lie in [0, {n_features})")
-        blocks.append(sp.csr_matrix((-np.ones(idx.size), (np.arange(idx.size), idx)),
-                                    shape=(idx.size, n_features)))
-        rhs.append(np.zeros(idx.size))
-    if not blocks:
+def _check_hard_constraints(hard_constraints, n_features):
+    """The hard constraints A w ≥ b as (CSR A, b), or (None, None)."""
+    if hard_constraints is None:
         return None, None
-    return sp.vstack(blocks, format="csr"), np.concatenate(rhs)
+    A, b = hard_constraints
+    A = sp.csr_matrix(A, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64).ravel()
+    if A.shape[1] != n_features or A.shape[0] != b.shape[0]:
+        raise ValueError(f"hard_constraints: A must be (m, {n_features}) and b (m,); got "
+                         f"{A.shape} and {b.shape}")
+    if not (np.isfinite(A.data).all() and np.isfinite(b).all()):
+        raise ValueError("hard_constraints: contain NaN or infinite values")
+    return A, b
+
+
+def _check_nonpositive(nonpositive, n_features):
+    """Sorted unique coordinates of w bounded above by 0, or None."""
+    if nonpositive is None:
+        return None
+    idx = np.unique(np.asarray(nonpositive, dtype=np.int64).ravel())
+    if idx.size and (idx.min() < 0 or idx.max() >= n_features):
+        raise ValueError(f"nonpositive: indices must lie in [0, {n_features})")
+    return idx
 
 
 def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive=None,
@@ -143,7 +171,8 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
     w0 : ndarray, optional
         Starting point (default 0).
     nonpositive : array of int, optional
-        Coordinates of w constrained to be ≤ 0.
+        Coordinates of w constrained to be ≤ 0 (eliminated from the dual in closed
+        form, so any number of them costs little).
     hard_constraints : tuple (A, b), optional
         Constraints A w ≥ b without slack (A sparse or dense, shape (m, n_features)).
         They enter the QP lazily, when violated.
@@ -156,24 +185,30 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
     line_search : {"auto", True, False}
         Franc & Sonnenburg's optimized cutting plane (OCAS): keep the best point so far,
         search the segment towards each QP solution, and cut near the new best point.
-        It needs the score interface above and no hard constraints; "auto" uses it
-        when available. It reaches the same tolerance in far fewer iterations.
+        It reaches the same tolerance in far fewer iterations. With the score interface
+        a point on the segment costs one inference on s_b + t (s_c − s_b); without it,
+        one ``most_violated`` call. With hard constraints the search starts from the
+        first feasible QP solution. "auto" and True use it, False runs Joachims' Alg. 4.
 
     Returns
     -------
     CuttingPlaneResult
     """
     d = int(problem.n_features)
-    A_hard, b_hard = _hard_rows(hard_constraints, nonpositive, d)
+    A_hard, b_hard = _check_hard_constraints(hard_constraints, d)
+    nonpositive = _check_nonpositive(nonpositive, d)
+    if line_search not in ("auto", True, False):
+        raise ValueError(f"line_search must be 'auto', True or False; got {line_search!r}")
     has_scores = all(hasattr(problem, a) for a in ("scores", "violation_at_scores", "joint_feature"))
-    if line_search is True and (not has_scores or hard_constraints is not None):
-        raise ValueError("line_search=True needs a problem with scores/violation_at_scores/"
-                         "joint_feature and no hard_constraints")
-    use_line_search = bool(line_search) and has_scores and hard_constraints is None
     w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
-    run = _Run(problem, C, A_hard, b_hard, verbose, sys.stdout if out is None else out, max_idle)
-    if use_line_search:
-        converged = run.optimized(w, epsilon, max_iter)
+    if nonpositive is not None:
+        w[nonpositive] = np.minimum(w[nonpositive], 0.0)  # a feasible start
+    run = _Run(problem, C, A_hard, b_hard, verbose, sys.stdout if out is None else out,
+               max_idle, nonpositive)
+    if line_search:
+        # in weight space every point searched costs a full oracle call: search less
+        converged = run.optimized(w, epsilon, max_iter, problem, n_secant=2) if has_scores \
+            else run.optimized(w, epsilon, max_iter, _WeightSpace(problem), n_secant=1)
     else:
         converged = run.plain(w, epsilon, max_iter)
     if not converged:
@@ -189,11 +224,11 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
 class _Run:
     """State of one training run: working set, best point, report."""
 
-    def __init__(self, problem, C, A_hard, b_hard, verbose, out, max_idle):
+    def __init__(self, problem, C, A_hard, b_hard, verbose, out, max_idle, nonpositive=None):
         self.problem, self.C = problem, C
         self.A_hard, self.b_hard = A_hard, b_hard
         self.verbose, self.out, self.max_idle = verbose, out, max_idle
-        self.ws = _WorkingSet(int(problem.n_features))
+        self.ws = _WorkingSet(int(problem.n_features), nonpositive)
         self.history, self.start = [], time.perf_counter()
         self.w, self.xi, self.primal, self.dual = None, 0.0, np.inf, 0.0
 
@@ -247,14 +282,16 @@ class _Run:
             xi_ws, at_qp_solution = self.slack(w), True
         return False
 
-    def optimized(self, w, epsilon, max_iter, n_secant=2):
-        """OCAS (Franc & Sonnenburg 2009, Alg. 1) for a problem linear in its scores.
+    def optimized(self, w, epsilon, max_iter, P, n_secant=2):
+        """OCAS (Franc & Sonnenburg 2009, Alg. 1) over the score interface of P.
 
         Each iteration solves the QP (giving w_c), searches the segment from the best
         point w_b towards w_c by regula falsi on the derivative of the piecewise-quadratic
         objective, moves w_b to the best point seen, and adds the cutting planes found at
         w_c and at the new w_b (both are valid; no extra inference call is needed)."""
-        P, C = self.problem, self.C
+        C = self.C
+        if self.A_hard is not None:  # start feasible, so that every segment stays feasible
+            w, self.dual = _activate_hard_rows(self.ws, self.A_hard, self.b_hard, C, w)
         s_b = P.scores(w)
         loss_b, d_b = P.violation_at_scores(s_b)
         risk = lambda loss_t, d_t, s_t: max(0.0, loss_t - float(s_t @ d_t))
@@ -304,12 +341,28 @@ class _Run:
         return False
 
 
+class _WeightSpace:
+    """The score interface for a problem that only has ``most_violated``: the scores
+    are w itself and d is g, so s·d = w·g and the line search runs in weight space."""
+
+    def __init__(self, problem):
+        self.problem = problem
+
+    def scores(self, w):
+        return np.array(w, dtype=np.float64)
+
+    def violation_at_scores(self, w):
+        loss, g = self.problem.most_violated(w)
+        return float(loss), np.asarray(g, dtype=np.float64).ravel()
+
+    def joint_feature(self, g):
+        return g
+
+
 def _activate_hard_rows(ws, A, b, C, w, tol=1e-9, batch=200):
     """Add the hard rows violated at w (the most violated ``batch`` at a time) and
     re-solve until none is violated by more than ``tol`` (relative)."""
-    dual = float(ws.b @ ws.z - 0.5 * (ws.z @ ws.vectors) @ (ws.z @ ws.vectors)) if ws.z.size else 0.0
-    if w is None:
-        w = np.zeros(A.shape[1])
+    dual = ws.w_and_dual()[1] if ws.z.size else 0.0
     active = set(ws.ids[ws.ids >= 0].tolist())
     while True:
         slack = A @ w - b

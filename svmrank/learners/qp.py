@@ -5,7 +5,7 @@ Dual of the working-set problem
     min_w ½‖w‖² + C ξ  s.t.  w·v_c ≥ b_c − ξ (planes),  w·v_k ≥ b_k (hard rows)
 is
     max_z  b·z − ½ zᵀ G z   s.t.  z ≥ 0,  Σ_{c plane} z_c ≤ C,       G = V Vᵀ,
-with w = Σ z v. Hard rows (sign bounds, APPX's easy samples) are variables without the cap.
+with w = Σ z v. Hard rows (APPX's easy samples) are variables without the cap.
 """
 import numpy as np
 
