@@ -19,7 +19,6 @@ The comment key ``known`` (a whitespace-separated word of the line's comment, se
 :data:`KNOWN_KEY`) marks the bag's known candidate (the paper's supervision level S:
 that bag's latent variable is given, at most one per bag).
 """
-import numbers
 from dataclasses import dataclass
 
 import numpy as np

@@ -39,7 +39,7 @@ import numpy as np
 
 from . import _lai_fast
 from ._validation import check_vector, query_segments
-from .losses import BUILTIN_LOSSES, QSLoss, get_loss
+from .losses import BUILTIN_LOSSES, get_loss
 
 LOSSES = {name: loss.code for name, loss in BUILTIN_LOSSES.items()}
 METHODS = {"qs": _lai_fast.METHOD_QS, "greedy": _lai_fast.METHOD_GREEDY,

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from conftest import shared_file
-from svmrank.bags import (KNOWN_KEY, Bags, check_bag_labels, check_bags, check_known,
+from svmrank.bags import (KNOWN_KEY, check_bag_labels, check_bags, check_known,
                           known_from_comments, load_bags)
 from svmrank.datasets import make_bags
 

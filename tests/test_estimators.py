@@ -3,7 +3,6 @@ import warnings
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from svmrank import APSVM, BinarySVM, RankSVM
 from svmrank.datasets import make_ranking

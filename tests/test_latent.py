@@ -1,6 +1,5 @@
 """Latent problems (behl2014) against brute force, and the latent estimators."""
 import itertools
-import warnings
 
 import numpy as np
 import pytest

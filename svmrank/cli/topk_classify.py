@@ -42,12 +42,12 @@ def classify(argv):
                             ignore_extra_features=True)
     start = time.process_time()
     scores = np.asarray(X @ model.coef.T)
-    predicted = model.classes[np.argmax(scores, axis=1)]
+    best = np.argmax(scores, axis=1)
     runtime = time.process_time() - start
     labels = [format_label(c) for c in model.classes]
     with atomic_write(args.output_file) as fh:
         fh.write("".join(labels[j] + "".join(f" {s:.8g}" for s in row) + "\n"
-                         for j, row in zip(np.argmax(scores, axis=1).tolist(), scores.tolist())))
+                         for j, row in zip(best.tolist(), scores.tolist())))
     if args.v >= 1:
         print(summary(y, scores, model.classes, runtime), flush=True)
     return 0

@@ -172,9 +172,11 @@ def _check_version(source, first):
     _fail(source, 1, f"'SVM-light Version {VERSION}' (not an SVM-light model file?)", first)
 
 
-def _parse_header(source, lines):
+def _parse_header(source, lines, header=None):
+    """Values of the header lines 2.. described by ``header`` ((what, kind) pairs, kind
+    one of int, count, positive, float, text; this format's by default)."""
     values = []
-    for k, (what, kind) in enumerate(_HEADER):
+    for k, (what, kind) in enumerate(_HEADER if header is None else header):
         lineno = k + 2
         if lineno > len(lines):
             _fail(source, lineno, f"the header line '... # {what}' (truncated model file)",

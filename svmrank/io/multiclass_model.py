@@ -26,22 +26,19 @@ metadata (``key=value`` tokens, among them ``classes=`` with the original label 
 each class) is written there; their tools ignore it.
 """
 import dataclasses
-import math
 import os
 import re
 
 import numpy as np
 
 from .atomic import atomic_write
-from .model_file import _fail, _parse_metadata
+from .model_file import _DECIMAL, _fail, _parse_header, _parse_metadata
 from .svmlight import parse_svmlight_bytes
 
 __all__ = ["MulticlassModel", "read_multiclass_model", "write_multiclass_model"]
 
 VERSION = "V2.20"
 CLASSES_KEY = "classes"
-_INT = re.compile(r"[+-]?\d+")
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _FORBIDDEN_KEY = re.compile(r"[\s#=]")
 _FORBIDDEN_VALUE = re.compile(r"[\s#]")
 
@@ -138,28 +135,6 @@ def write_multiclass_model(path, model):
         fh.write("\n".join(values) + "\n")
 
 
-def _parse_header(source, lines):
-    values = []
-    for k, (what, kind) in enumerate(_HEADER):
-        lineno = k + 2
-        if lineno > len(lines):
-            _fail(source, lineno, f"the header line '... # {what}' (truncated model file)",
-                  "<end of file>")
-        text = lines[lineno - 1].decode("utf-8", errors="replace").rstrip("\r")
-        value = text.split("#", 1)[0].strip()
-        if kind == "text":
-            values.append(value)
-        elif kind == "float":
-            if not _DECIMAL.fullmatch(value) or not math.isfinite(float(value)):
-                _fail(source, lineno, f"a finite decimal number ({what})", text)
-            values.append(float(value))
-        else:
-            if not _INT.fullmatch(value):
-                _fail(source, lineno, f"an integer ({what})", text)
-            values.append(int(value))
-    return values
-
-
 def _check_version(source, first):
     match = re.fullmatch(r"SVM-multiclass Version (\S+)", first)
     if match:
@@ -191,7 +166,7 @@ def read_multiclass_model(path):
         lines.pop()
     first = lines[0].decode("utf-8", errors="replace").rstrip() if lines else "<end of file>"
     _check_version(source, first)
-    (m, d, _, kernel, _, _, _, _, _, _, n_train, sv_plus_1, _) = _parse_header(source, lines)
+    (m, d, _, kernel, _, _, _, _, _, _, n_train, sv_plus_1, _) = _parse_header(source, lines, _HEADER)
     line_text = lambda no: lines[no - 1].decode("utf-8", errors="replace").rstrip()
     if m < 2:
         _fail(source, 2, "a number of classes >= 2", line_text(2))
