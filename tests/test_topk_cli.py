@@ -74,8 +74,8 @@ def test_round_trip_matches_estimator(data, capsys):
     Xtr, _, _ = load_svmlight(train)
     est_file = TopKSVM(k=2, loss="beta", C=500 / 8000, epsilon=1e-6, random_state=3)
     est_file.fit(Xtr, y[:80] + 1)
-    # weights are written with repr; the SVMlight reader parses them to within 1 ulp
-    np.testing.assert_allclose(m.coef, 100 * est_file.coef_, rtol=1e-15, atol=0)
+    # weights are written with repr, which the SVMlight reader parses back exactly
+    np.testing.assert_array_equal(m.coef, 100 * est_file.coef_)
     np.testing.assert_allclose(m.coef, 100 * est.coef_, rtol=1e-3, atol=1e-3)
     assert m.metadata["k"] == "2" and m.metadata["loss"] == "beta" and m.n_train == 80
     lines = Path(pred).read_text().splitlines()
@@ -139,7 +139,7 @@ def test_writer_reader_round_trip(tmp_path):
     path = tmp_path / "m"
     write_multiclass_model(path, MulticlassModel(coef, [0.5, 2, 10], 7, {"k": "2"}))
     m = read_multiclass_model(path)
-    np.testing.assert_allclose(m.coef, coef, rtol=1e-15, atol=0)
+    np.testing.assert_array_equal(m.coef, coef)  # repr text parses back exactly
     assert m.coef[1, 2] == 0.0
     np.testing.assert_array_equal(m.classes, [0.5, 2, 10])
     assert m.n_train == 7 and m.metadata == {"k": "2"}
