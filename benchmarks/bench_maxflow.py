@@ -137,20 +137,27 @@ def part_b(n, rng, rows):
             timings[name] = time.perf_counter() - t0
             assert abs(value - ours_value) < 1e-6 * max(1.0, value), (name, value, ours_value)
         fastest = min(timings, key=timings.get)
-        peer = "not installed"
+        peer_total = peer_solve = "not installed"
         if pymaxflow is not None:
-            def run_peer():
-                g = pymaxflow.Graph[float]()
+            def build_peer():  # vectorised graph construction (PyMaxflow's fast path)
+                g = pymaxflow.Graph[float](n, len(edges))
                 ids = g.add_nodes(n)
-                for (u, v), c in zip(edges.tolist(), iw.tolist()):
-                    g.add_edge(ids[u], ids[v], c, c)
-                for i in range(n):
-                    g.add_tedge(ids[i], max(iu[i, 1], 0.0), max(-iu[i, 1], 0.0))
-                return g.maxflow()
-            peer = f"{best_time(run_peer, repeat=3, min_time=0.1) / t_ours:.2f}x"
+                g.add_edges(ids[edges[:, 0]], ids[edges[:, 1]], iw, iw)
+                g.add_grid_tedges(ids, np.maximum(iu[:, 1], 0.0), np.maximum(-iu[:, 1], 0.0))
+                return g
+            assert abs(build_peer().maxflow() - ours_value) < 1e-6 * max(1.0, ours_value)
+            t_total = best_time(lambda: build_peer().maxflow(), repeat=5, min_time=0.1)
+            solve_times = []
+            for _ in range(7):  # maxflow() alone (a graph can be solved once from scratch)
+                g = build_peer()
+                t0 = time.perf_counter()
+                g.maxflow()
+                solve_times.append(time.perf_counter() - t0)
+            peer_total = f"{t_total * 1e3:.1f} ({t_ours / t_total:.2f}x)"
+            peer_solve = f"{min(solve_times) * 1e3:.1f} ({t_kernel / min(solve_times):.2f}x)"
         rows.append([f"{kind}, n={n}, E={len(edges)}", f"{t_ours * 1e3:.1f}", f"{t_kernel * 1e3:.1f}",
                      f"{fastest} {timings[fastest] * 1e3:.0f}", f"{timings[fastest] / t_ours:.0f}x",
-                     f"{timings[fastest] / t_kernel:.0f}x", peer])
+                     f"{timings[fastest] / t_kernel:.0f}x", peer_total, peer_solve])
 
 
 def main(argv=None):
@@ -178,7 +185,9 @@ def main(argv=None):
           "value; the two fastest of networkx's five flow functions on an n/5 graph are timed at n)")
     print()
     print_table(["graph", "ours ms (API)", "ours ms (kernel)", "fastest networkx ms",
-                 "speed-up, API (target >= 50x)", "speed-up, kernel", "PyMaxflow / ours"], rows)
+                 "speed-up, API (target >= 50x)", "speed-up, kernel",
+                 "PyMaxflow build+solve ms (ours API / it)",
+                 "PyMaxflow solve ms (ours kernel / it; target <= 1.5x)"], rows)
 
 
 if __name__ == "__main__":
