@@ -647,3 +647,93 @@ cdef class MaxFlowGraph:
             edge_sgn = np.zeros(0, np.int8)
         return (delta_e_arr, delta_f_arr, node_ptr_arr, node_idx, node_sgn,
                 edge_ptr_arr, edge_idx, edge_sgn)
+
+
+# ------------------------------------------------------------------ graph building
+cdef void counting_sort(const long long* key, const long long* items, long long n_items,
+                        long long n_keys, long long* count, long long* out) noexcept nogil:
+    """Stable sort of ``items`` by key[item] in 0..n_keys-1 (count: n_keys + 1 zeros)."""
+    cdef long long k, c
+    for k in range(n_items):
+        count[key[items[k]] + 1] += 1
+    for c in range(n_keys):
+        count[c + 1] += count[c]
+    for k in range(n_items):
+        out[count[key[items[k]]]] = items[k]
+        count[key[items[k]]] += 1
+
+
+def canonical_edges(long long n, const long long[:, ::1] edges):
+    """Merge an (E, 2) edge list into unique pairs (u < v) sorted by (u, v).
+
+    Two stable counting sorts (by v, then by u): O(n + E). Returns (pairs (E', 2),
+    inverse (E,)) with ``pairs[inverse[k]]`` the pair of input edge k."""
+    cdef long long E = edges.shape[0], k, e, p = -1, prev_lo = -1, prev_hi = -1
+    lo_a = np.empty(E, dtype=np.int64)
+    hi_a = np.empty(E, dtype=np.int64)
+    idx = np.arange(E, dtype=np.int64)
+    by_hi = np.empty(E, dtype=np.int64)
+    by_both = np.empty(E, dtype=np.int64)
+    count = np.zeros(n + 1, dtype=np.int64)
+    inverse = np.empty(E, dtype=np.int64)
+    pairs = np.empty((E, 2), dtype=np.int64)
+    cdef long long[::1] lo = lo_a, hi = hi_a, ix = idx, s1 = by_hi, s2 = by_both, cnt = count
+    cdef long long[::1] inv = inverse
+    cdef long long[:, ::1] pr = pairs
+    with nogil:
+        for k in range(E):
+            lo[k] = min(edges[k, 0], edges[k, 1])
+            hi[k] = max(edges[k, 0], edges[k, 1])
+        if E:
+            counting_sort(&hi[0], &ix[0], E, n, &cnt[0], &s1[0])
+            for k in range(n + 1):
+                cnt[k] = 0
+            counting_sort(&lo[0], &s1[0], E, n, &cnt[0], &s2[0])
+        for k in range(E):
+            e = s2[k]
+            if lo[e] != prev_lo or hi[e] != prev_hi:
+                p += 1
+                prev_lo = lo[e]
+                prev_hi = hi[e]
+                pr[p, 0] = prev_lo
+                pr[p, 1] = prev_hi
+            inv[e] = p
+    return pairs[:p + 1], inverse
+
+
+def csr_arcs(long long n, const long long[:, ::1] pairs):
+    """CSR arcs of undirected pairs: arc e goes u -> v, arc e + E goes v -> u; arcs
+    are ordered by tail (stably). Returns (order, first, head, sister, arc_edge):
+    position k holds arc order[k], first (n + 1,) the offsets by tail node."""
+    cdef long long E = pairs.shape[0], m = 2 * E, k, a
+    tails_a = np.empty(m, dtype=np.int64)
+    heads_a = np.empty(m, dtype=np.int64)
+    order_a = np.empty(m, dtype=np.int64)
+    count_a = np.zeros(n + 1, dtype=np.int64)
+    pos_a = np.empty(m, dtype=np.int64)
+    first_a = np.zeros(n + 1, dtype=np.int32)
+    head_a = np.empty(m, dtype=np.int32)
+    sister_a = np.empty(m, dtype=np.int32)
+    edge_a = np.empty(m, dtype=np.int32)
+    idx = np.arange(m, dtype=np.int64)
+    cdef long long[::1] tails = tails_a, heads = heads_a, order = order_a, cnt = count_a
+    cdef long long[::1] pos = pos_a, ix = idx
+    cdef int[::1] first = first_a, head = head_a, sister = sister_a, arc_edge = edge_a
+    with nogil:
+        for k in range(E):
+            tails[k] = pairs[k, 0]
+            heads[k] = pairs[k, 1]
+            tails[k + E] = pairs[k, 1]
+            heads[k + E] = pairs[k, 0]
+        if m:
+            counting_sort(&tails[0], &ix[0], m, n, &cnt[0], &order[0])
+        for k in range(n + 1):
+            first[k] = <int>cnt[k - 1] if k else 0
+        for k in range(m):
+            pos[order[k]] = k
+        for k in range(m):
+            a = order[k]
+            head[k] = <int>heads[a]
+            sister[k] = <int>pos[(a + E) % m]
+            arc_edge[k] = <int>(a % E)
+    return order_a, first_a, head_a, sister_a, edge_a

@@ -88,3 +88,24 @@ def edmonds_karp(n, edges, cap_uv, cap_vu, cap_source, cap_sink):
         flow += b
     reach = prev[:n] >= 0
     return flow, reach.astype(np.uint8)
+
+
+def canonical_edges(edges):
+    """Unique (min, max) pairs sorted by (u, v) and each input edge's pair (np.unique)."""
+    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    lo, hi = edges.min(axis=1), edges.max(axis=1)
+    keys, inverse = np.unique(np.stack([lo, hi], axis=1), axis=0, return_inverse=True)
+    return keys.reshape(-1, 2), inverse.ravel()
+
+
+def csr_arcs(n, pairs):
+    """Arc e = pairs[e] (u -> v), arc e + E the reverse; stable argsort by tail."""
+    E = len(pairs)
+    tails = np.concatenate([pairs[:, 0], pairs[:, 1]])
+    heads = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    order = np.argsort(tails, kind="stable")
+    pos = np.empty(2 * E, dtype=np.int64)
+    pos[order] = np.arange(2 * E)
+    first = np.concatenate([[0], np.cumsum(np.bincount(tails, minlength=n))])
+    sister = pos[(order + E) % (2 * E)] if E else np.zeros(0, np.int64)
+    return order, first, heads[order], sister, (order % E if E else order)

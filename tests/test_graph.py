@@ -238,3 +238,22 @@ def test_group_keys_and_edges_for_examples(tmp_path):
     edges = edges_for_examples(4, path, "img", comments=comments)
     assert edges.tolist() == [[0, 3], [1, 2]]
     assert edges_for_examples(4).shape == (0, 2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_graph_building_kernels_match_numpy(data):
+    """canonical_edges / csr_arcs (counting sorts) against np.unique / stable argsort,
+    with duplicates, reversed duplicates, isolated nodes and no edges at all."""
+    from svmrank import _maxflow_fast
+    import maxflow_reference as ref
+    n = data.draw(st.integers(2, 12))
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))
+                               .filter(lambda e: e[0] != e[1]), max_size=40))
+    edges = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    got_pairs, got_inverse = _maxflow_fast.canonical_edges(n, edges)
+    want_pairs, want_inverse = ref.canonical_edges(edges)
+    np.testing.assert_array_equal(got_pairs, want_pairs)
+    np.testing.assert_array_equal(got_inverse, want_inverse)
+    for got, want in zip(_maxflow_fast.csr_arcs(n, got_pairs), ref.csr_arcs(n, want_pairs)):
+        np.testing.assert_array_equal(got, want)

@@ -79,7 +79,7 @@ class HighOrderFeatures:
         if bias:
             pf = np.append(pf, d)
         self.pairwise_index = pf
-        self.pairs = _canonical(check_edges(edges, n, "edges"))[0]
+        self.pairs = _canonical(check_edges(edges, n, "edges"), n)[0]
         self._topology = _Topology(n, self.pairs)
         self.n_samples = n
         self.n_input_features = d
