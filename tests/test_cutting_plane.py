@@ -7,6 +7,7 @@ import pytest
 from scipy.optimize import minimize
 
 from svmrank.exceptions import ConvergenceWarning
+from svmrank.metrics import average_precision
 from svmrank.inference import true_coef
 from svmrank.learners.cutting_plane import cutting_plane
 from svmrank.problems.binary import BinaryProblem
@@ -86,6 +87,18 @@ def test_warm_start_far_from_the_optimum_still_optimises(line_search):
     assert RankingProblem(X, y).most_violated(w0)[0] == 0.0
     warm = cutting_plane(RankingProblem(X, y), 1.0, epsilon=1e-6, w0=w0, line_search=line_search)
     assert warm.primal_objective == pytest.approx(cold.primal_objective, rel=1e-4, abs=1e-8)
+
+
+@pytest.mark.parametrize("line_search", [True, False])
+def test_small_C_large_epsilon_still_returns_a_ranking(line_search):
+    # SVM-struct's defaults (-c 0.01 -e 0.1): w = 0 is already ε-optimal in objective,
+    # but it ties every sample; the learner must return the better point it found
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(200, 4))
+    y = (X[:, 0] + 0.5 * rng.normal(size=200) > 1).astype(float)
+    res = cutting_plane(RankingProblem(X, y), 0.01, epsilon=0.1, line_search=line_search)
+    assert res.converged and np.linalg.norm(res.w) > 0
+    assert average_precision(y, X @ res.w) > 0.6
 
 
 def test_binary_problem_is_linearsvc():
