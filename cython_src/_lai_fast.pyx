@@ -21,6 +21,7 @@ import threading
 
 cdef extern from *:
     """
+    #define svmrank_prefetch(p) __builtin_prefetch(p)
     typedef struct { double s; Py_ssize_t idx; } svmrank_item;
     static int svmrank_item_desc(const void *a, const void *b) {
         const svmrank_item *x = (const svmrank_item *)a, *y = (const svmrank_item *)b;
@@ -33,6 +34,7 @@ cdef extern from *:
         double s
         Py_ssize_t idx
     int svmrank_item_desc(const void *a, const void *b) noexcept nogil
+    void svmrank_prefetch(const void *p) noexcept nogil
 
 ctypedef svmrank_item Item
 
@@ -126,6 +128,47 @@ cdef Py_ssize_t scan_rank(Ctx* c, Py_ssize_t j, double s, Py_ssize_t lo,
     return best
 
 
+cdef Py_ssize_t scan_opt(Ctx* c, Py_ssize_t j, double s, Py_ssize_t start, Py_ssize_t lo,
+                         Py_ssize_t hi, Py_ssize_t* arg) noexcept nogil:
+    """opt_j for QS, knowing that lo <= opt_j <= hi and that f_j's first maximiser is at
+    least start (start <= lo): scan_rank's linear scan over start..hi, its result raised
+    to lo if rounding put it lower (opt stays monotone). Sets *arg to the first
+    maximiser found.
+
+    Why start and not lo: the ties within tau go to the largest rank, so opt_j can lie
+    beyond f_j's maximum, and a scan from a lower bound lo > argmax f_j would measure
+    the tolerance against a lower top and could drift further up. The maximisers are
+    monotone in j as opt_j is (Observation 2: f_j + g with g non-decreasing in i moves
+    the smallest and largest maximiser, and the largest rank within tau of the maximum,
+    only upwards), so the first maximiser of a negative ranked above is a safe start."""
+    cdef Py_ssize_t i, best = start, first = start
+    cdef double f = 0.0, top = 0.0, d_prev, d_next
+    if c.loss == 3:
+        fill_user(c, j, start, hi)
+    if c.loss == 1 and c.dtab == NULL:
+        # NDCG: fstep's two discounts per step, the lower one carried over (same values)
+        d_prev = discount(start + j - 1)
+        for i in range(start, hi):
+            d_next = discount(i + j)
+            f += c.scale * (c.pos[i - 1].s - s) + (d_next - d_prev) / c.ndcg_norm
+            d_prev = d_next
+            if f >= top - c.tau:
+                best = i + 1
+                if f > top:
+                    top = f
+                    first = i + 1
+    else:
+        for i in range(start, hi):
+            f += fstep(c, i, j, s)
+            if f >= top - c.tau:
+                best = i + 1
+                if f > top:
+                    top = f
+                    first = i + 1
+    arg[0] = first
+    return best if best > lo else lo
+
+
 cdef Py_ssize_t search_rank(Ctx* c, Py_ssize_t j, double s, Py_ssize_t P) noexcept nogil:
     """opt_j over 1..P+1 by the 2014 paper's Algorithm 2 (AP and ROC area only).
 
@@ -216,6 +259,29 @@ cdef void select_desc(Item* a, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t k,
             return
 
 
+cdef void sort_desc(Item* a, Py_ssize_t lo, Py_ssize_t hi,
+                    unsigned long long* rng) noexcept nogil:
+    """Sort a[lo..hi] in the order (score desc, index asc): quicksort on partition's
+    branch-free loop, insertion sort below 16 elements (the qs path's positives)."""
+    cdef Py_ssize_t m, i, k
+    cdef Item x
+    while hi - lo >= 16:
+        m = partition(a, lo, hi, rng)
+        if m - lo < hi - m:
+            sort_desc(a, lo, m - 1, rng)
+            lo = m + 1
+        else:
+            sort_desc(a, m + 1, hi, rng)
+            hi = m - 1
+    for i in range(lo + 1, hi + 1):
+        x = a[i]
+        k = i
+        while k > lo and before(&x, &a[k - 1]):
+            a[k] = a[k - 1]
+            k -= 1
+        a[k] = x
+
+
 cdef inline Py_ssize_t partition_into(Item* src, Item* dst, Py_ssize_t lo, Py_ssize_t hi,
                                       unsigned long long* rng) noexcept nogil:
     """Partition src[lo..hi] into dst[lo..hi] around a random pivot (median of three
@@ -249,10 +315,13 @@ cdef inline Py_ssize_t partition_into(Item* src, Item* dst, Py_ssize_t lo, Py_ss
 
 
 cdef void opt_ranks(Ctx* c, Item* src, Item* dst, Py_ssize_t lo, Py_ssize_t hi,
-                    Py_ssize_t plo, Py_ssize_t phi, unsigned long long* rng,
-                    Py_ssize_t* ranks, Py_ssize_t* count) noexcept nogil:
+                    Py_ssize_t plo, Py_ssize_t pst, Py_ssize_t phi, Py_ssize_t joff,
+                    unsigned long long* rng, Py_ssize_t* ranks,
+                    Py_ssize_t* count) noexcept nogil:
     """OptRanks of the 2018 paper, Algorithm 1, on the negatives src[lo..hi] (exactly
-    those of ranks lo+1..hi+1), whose optimal interleaving ranks lie in plo..phi.
+    those of ranks joff+lo+1..joff+hi+1), whose optimal interleaving ranks lie in
+    plo..phi and whose f_j have their first maximiser at pst or later (pst <= plo, see
+    scan_opt).
     Writes ranks[idx] of each and counts them per interleaving rank.
 
     The paper splits at the median negative, found by quickselect; here one partition
@@ -260,7 +329,7 @@ cdef void opt_ranks(Ctx* c, Item* src, Item* dst, Py_ssize_t lo, Py_ssize_t hi,
     position is its rank all the same, the expected cost stays O(N log P), and each
     level costs one pass over its negatives instead of the several of a quickselect.
     The partition goes from one buffer to the other, so the halves alternate buffers."""
-    cdef Py_ssize_t m, i, r
+    cdef Py_ssize_t m, i, r, a
     cdef Item* tmp
     while lo <= hi:
         if plo == phi:
@@ -269,16 +338,17 @@ cdef void opt_ranks(Ctx* c, Item* src, Item* dst, Py_ssize_t lo, Py_ssize_t hi,
             count[plo] += hi - lo + 1
             return
         m = partition_into(src, dst, lo, hi, rng)
-        r = scan_rank(c, m + 1, dst[m].s, plo, phi)
+        r = scan_opt(c, joff + m + 1, dst[m].s, pst, plo, phi, &a)
         ranks[dst[m].idx] = r
         count[r] += 1
         # recurse on the shorter side, loop on the other (stack depth O(log N))
         if m - lo < hi - m:
-            opt_ranks(c, dst, src, lo, m - 1, plo, r, rng, ranks, count)
+            opt_ranks(c, dst, src, lo, m - 1, plo, pst, r, joff, rng, ranks, count)
             lo = m + 1
             plo = r
+            pst = a
         else:
-            opt_ranks(c, dst, src, m + 1, hi, r, phi, rng, ranks, count)
+            opt_ranks(c, dst, src, m + 1, hi, r, a, phi, joff, rng, ranks, count)
             hi = m - 1
             phi = r
         tmp = src
@@ -292,9 +362,9 @@ cdef enum:
 
 
 cdef void opt_ranks_multiway(Ctx* c, Item* src, Item* dst, unsigned char* bid,
-                             Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t plo, Py_ssize_t phi,
-                             unsigned long long* rng, Py_ssize_t* ranks,
-                             Py_ssize_t* count) noexcept nogil:
+                             Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t plo, Py_ssize_t pst,
+                             Py_ssize_t phi, Py_ssize_t joff, unsigned long long* rng,
+                             Py_ssize_t* ranks, Py_ssize_t* count) noexcept nogil:
     """OptRanks (2018 Alg. 1) with up to 15 random pivots per pass instead of one: a
     sample-sort step classifies every negative of src[lo..hi] against the sorted pivots
     (branch-free binary search), scatters the buckets into dst[lo..hi] with each pivot
@@ -307,6 +377,7 @@ cdef void opt_ranks_multiway(Ctx* c, Item* src, Item* dst, unsigned char* bid,
     cdef Py_ssize_t start[WAYS]
     cdef Py_ssize_t fill[WAYS]
     cdef Py_ssize_t ropt[WAYS + 1]
+    cdef Py_ssize_t rst[WAYS + 1]
     cdef Py_ssize_t n = hi - lo + 1, i, t, b, ns = 0, half, sub_lo, sub_hi, r_lo, r_hi
     cdef Item x
     cdef bint split
@@ -316,7 +387,7 @@ cdef void opt_ranks_multiway(Ctx* c, Item* src, Item* dst, unsigned char* bid,
         count[plo] += n
         return
     if n < MULTIWAY_MIN:
-        opt_ranks(c, src, dst, lo, hi, plo, phi, rng, ranks, count)
+        opt_ranks(c, src, dst, lo, hi, plo, pst, phi, joff, rng, ranks, count)
         return
     # WAYS - 1 distinct random pivots, sorted (insertion sort; duplicates dropped)
     for t in range(WAYS - 1):
@@ -362,8 +433,10 @@ cdef void opt_ranks_multiway(Ctx* c, Item* src, Item* dst, unsigned char* bid,
             fill[b] += 1
     # the pivots' opt: pivot t has rank start[t] + size[t] (1-based)
     ropt[0] = plo
+    rst[0] = pst
     for t in range(ns):
-        ropt[t + 1] = scan_rank(c, start[t] + size[t], sp[t].s, ropt[t], phi)
+        ropt[t + 1] = scan_opt(c, joff + start[t] + size[t], sp[t].s, rst[t], ropt[t], phi,
+                               &rst[t + 1])
         ranks[sp[t].idx] = ropt[t + 1]
         count[ropt[t + 1]] += 1
     # buckets: the non-pivots of bucket t lie between pivots t-1 and t
@@ -375,7 +448,50 @@ cdef void opt_ranks_multiway(Ctx* c, Item* src, Item* dst, unsigned char* bid,
         r_lo = ropt[t]
         r_hi = ropt[t + 1] if t < ns else phi
         if sub_lo <= sub_hi:
-            opt_ranks_multiway(c, dst, src, bid, sub_lo, sub_hi, r_lo, r_hi, rng, ranks, count)
+            opt_ranks_multiway(c, dst, src, bid, sub_lo, sub_hi, r_lo, rst[t], r_hi, joff,
+                               rng, ranks, count)
+
+
+cdef enum:
+    BUCKET_MIN_N = 4096   # queries of fewer samples skip the bucket pass
+    BUCKET_AVG = 4        # samples per bucket aimed at (the table has n / BUCKET_AVG)
+    BUCKET_MAX = 1 << 16  # largest bucket table (keys are 16-bit, 65535 marks positives)
+    SAMPLE = 1024         # negatives sampled for the bucket range
+    PREFETCH = 16         # gathered negatives prefetched ahead
+cdef Py_ssize_t BUCKET_MAX_N = 1 << 31  # larger queries skip it (ranks in brank are 32-bit)
+
+
+cdef Py_ssize_t bucket_count(Py_ssize_t n) noexcept nogil:
+    """Buckets of the first split of a query of n samples (a power of two)."""
+    cdef Py_ssize_t k = 256
+    while k < BUCKET_MAX and k * BUCKET_AVG < n:
+        k *= 2
+    return k
+
+
+cdef void opt_points(Ctx* c, const Py_ssize_t* pj, const double* ps, Py_ssize_t* popt,
+                     Py_ssize_t* pa, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t plo,
+                     Py_ssize_t pst, Py_ssize_t phi) noexcept nogil:
+    """Algorithm 1 of 2018 on a sorted list of negatives given by rank and score only
+    (pj[t], ps[t], t = lo..hi, distinct negatives in their order): popt[t] = opt of
+    each, knowing they lie in plo..phi and that their first maximisers are >= pst, and
+    pa[t] a scan start for the negatives after point t (see scan_opt). Split at the
+    middle point; a range of one rank ends the recursion."""
+    cdef Py_ssize_t m, r, i, a
+    while lo <= hi:
+        if plo == phi:
+            for i in range(lo, hi + 1):
+                popt[i] = plo
+                pa[i] = pst
+            return
+        m = lo + (hi - lo) // 2
+        r = scan_opt(c, pj[m], ps[m], pst, plo, phi, &a)
+        popt[m] = r
+        pa[m] = a
+        opt_points(c, pj, ps, popt, pa, lo, m - 1, plo, pst, r)
+        lo = m + 1
+        plo = r
+        pst = a
 
 
 cdef void selective(Ctx* c, Item* neg, Py_ssize_t* opt, bint use_search,
@@ -402,25 +518,247 @@ cdef void selective(Ctx* c, Item* neg, Py_ssize_t* opt, bint use_search,
         opt[j] = P + 1
 
 
+cdef struct Bucket:
+    double top            # highest negative score in the bucket
+    Py_ssize_t cnt        # negatives in the bucket
+
+
+cdef struct Buckets:
+    unsigned short* keys  # bucket of each sample of the query, by position (K: positive)
+    Bucket* bkt           # per bucket (one cache line per update of the bucket pass)
+    int* brank            # opt of a pure bucket's negatives, -1 for a mixed bucket
+    unsigned long long* mixed  # bit set of the mixed buckets (their two bounds differ)
+    Py_ssize_t* fill      # where the next negative of a mixed bucket goes in neg
+    Py_ssize_t* pj        # points (first negative of each non-empty bucket): rank j,
+    double* ps            # score,
+    Py_ssize_t* popt      # opt_j,
+    Py_ssize_t* pa        # scan start for the negatives after it (scan_opt),
+    Py_ssize_t* pb        # bucket
+    Py_ssize_t* rk        # ranks of the gathered negatives, by number (qs_buckets)
+
+
+cdef Py_ssize_t bucket_range(const double* scores, const unsigned char* rel,
+                             const Py_ssize_t* rows, Py_ssize_t n, unsigned long long* rng,
+                             double* top, double* scale) noexcept nogil:
+    """Bucket table size K for a query of n samples, and the map of a score s to its
+    bucket min(K - 1, max(0, (top - s) * scale)) (equal widths over the range of a random
+    sample of the negatives; scores outside it go to the end buckets). The map is
+    monotone (each rounding is), so a higher score never gets a higher bucket and equal
+    scores share one. 0 when the sample has no spread or the width over- or underflows
+    (then the query takes the plain multiway split)."""
+    cdef Py_ssize_t K = min(bucket_count(n), BUCKET_MAX - 1), got = 0, tries, row
+    cdef double lo = INFINITY, hi = -INFINITY, s
+    for tries in range(4 * SAMPLE):
+        row = rows[<Py_ssize_t>(xorshift(rng) % <unsigned long long>n)]
+        if not rel[row]:
+            s = scores[row]
+            lo = s if s < lo else lo
+            hi = s if s > hi else hi
+            got += 1
+            if got == SAMPLE:
+                break
+    if got < 16 or not (hi > lo):
+        return 0
+    scale[0] = K / (hi - lo)
+    top[0] = hi
+    if not (scale[0] > 0.0 and scale[0] < INFINITY):
+        return 0
+    return K
+
+
+cdef double qs_buckets(Ctx* c, const double* scores, const unsigned char* rel,
+                       const Py_ssize_t* rows, Py_ssize_t n, int order, Py_ssize_t K,
+                       double last_s, Item* neg, Item* scratch, unsigned char* bid,
+                       Buckets* bk, unsigned long long* rng, double* coef,
+                       Py_ssize_t* ranks, Py_ssize_t* count, double* coefr) noexcept nogil:
+    """OptRanks (2018 Alg. 1) after one bucket pass over the query (infer_one): every
+    negative carries its bucket number (buckets follow the order of the negatives: a
+    higher score never has a higher bucket, equal scores share one), each bucket its size
+    and its highest score. The first negative of bucket b is then known by rank j and
+    score without moving anything, and these negatives (with the query's last negative)
+    are Algorithm 1's pivots: their opt (opt_points) bounds the opt of every negative
+    of bucket b between b's pivot and the next one (Observation 2). A bucket whose two
+    bounds agree (a pure bucket: all but at most P of them, since only P + 1 ranks
+    exist) is finished; the negatives of the other (mixed) buckets are gathered, bucket
+    after bucket, into a compact array and split further by opt_ranks_multiway (the
+    pivots keep their opt; rank j = position + 1 + the bucket's offset).
+    Then coef and ranks of every negative, in input order; returns F's negative part
+    sum_k coef[row] * s[row], summed in input order as infer_one does.
+
+    order: 2 if rows[k] = rows[0] + k, 1 if rows increase, else 0. When rows increase
+    the gathered negatives are numbered in input order, which is also their row order
+    (the tie order), and the number replaces the row in the recursion: their ranks go to
+    the compact bk.rk and are read back in order, instead of to and from random rows."""
+    cdef Py_ssize_t b, t, M = 0, T, start = 0, P = c.P, N = c.N, k, row, v, r, nmix = 0
+    cdef Py_ssize_t first, last, hi_r, i, joff, base = rows[0], g = 0, nl = 0
+    cdef bint mix
+    cdef double f_score = 0.0, pn = c.pn
+    cdef unsigned short* keys = bk.keys
+    cdef int* brank = bk.brank
+    cdef unsigned int kb
+    cdef Py_ssize_t* popt = bk.popt
+    cdef Py_ssize_t* rk = bk.rk if order else ranks
+    cdef Item x
+    for b in range(K // 64 + 1):  # (bucket K: the positives, never mixed)
+        bk.mixed[b] = 0
+    for b in range(K):  # (branch-free: empty buckets are overwritten)
+        bk.pj[M] = start + 1
+        bk.ps[M] = bk.bkt[b].top
+        bk.pb[M] = b
+        M += bk.bkt[b].cnt != 0
+        start += bk.bkt[b].cnt
+    T = M
+    if bk.bkt[bk.pb[M - 1]].cnt > 1:  # the last negative is a pivot too, unless it is one already
+        bk.pj[M] = N
+        bk.ps[M] = last_s
+        T = M + 1
+    opt_points(c, bk.pj, bk.ps, popt, bk.pa, 0, T - 1, 1, 1, P + 1)
+    for t in range(M):
+        b = bk.pb[t]
+        hi_r = popt[t + 1] if t + 1 < T else popt[t]
+        if popt[t] == hi_r:
+            brank[b] = <int> popt[t]
+            count[popt[t]] += bk.bkt[b].cnt
+        else:
+            brank[b] = -1
+            bk.mixed[b >> 6] |= 1ULL << (b & 63)
+            bk.fill[b] = nmix  # the bucket's place in the compact array
+            nmix += bk.bkt[b].cnt
+    if nmix:
+        # where the mixed buckets' negatives are (a list in bk.rk, free until the
+        # recursion), then their scores, prefetched: they are too sparse for the
+        # hardware prefetcher
+        nl = 0
+        for k in range(n):  # (branch-free)
+            kb = keys[k]
+            bk.rk[nl] = k
+            nl += (bk.mixed[kb >> 6] >> (kb & 63)) & 1
+        for i in range(nl):
+            if i + PREFETCH < nl:
+                k = bk.rk[i + PREFETCH]
+                if order == 2:
+                    svmrank_prefetch(&scores[base + k])
+                else:
+                    svmrank_prefetch(&rows[k])
+            k = bk.rk[i]
+            row = base + k if order == 2 else rows[k]
+            kb = keys[k]
+            v = bk.fill[kb]
+            neg[v].s = scores[row]
+            neg[v].idx = i if order else row
+            bk.fill[kb] = v + 1
+        for t in range(M):
+            hi_r = popt[t + 1] if t + 1 < T else popt[t]
+            if popt[t] == hi_r:
+                continue
+            b = bk.pb[t]
+            first = bk.fill[b] - bk.bkt[b].cnt
+            last = bk.fill[b] - 1
+            joff = bk.pj[t] - 1 - first
+            # the pivot (the bucket's first negative) to the front, with its opt
+            v = first
+            for i in range(first + 1, last + 1):
+                if before(&neg[i], &neg[v]):
+                    v = i
+            x = neg[v]; neg[v] = neg[first]; neg[first] = x
+            rk[x.idx] = popt[t]
+            count[popt[t]] += 1
+            first += 1
+            if t + 1 == M and T > M:  # the query's last negative, a pivot too, to the end
+                v = last
+                for i in range(first, last):
+                    if before(&neg[v], &neg[i]):
+                        v = i
+                x = neg[v]; neg[v] = neg[last]; neg[last] = x
+                rk[x.idx] = popt[M]
+                count[popt[M]] += 1
+                last -= 1
+            if first <= last:
+                opt_ranks_multiway(c, neg, scratch, bid, first, last, popt[t], bk.pa[t],
+                                   hi_r, joff, rng, rk, count)
+    # negatives' coefficients (2018 supplement Lemma 8), rows in input order
+    for r in range(1, P + 2):
+        coefr[r] = (P + 2.0 - 2.0 * r) / pn
+    g = 0
+    if order == 2:
+        for k in range(n):
+            kb = keys[k]
+            if kb != K:
+                r = brank[kb]  # (branch-free: rk[g] exists, g <= nl < m)
+                mix = r < 0
+                r = rk[g] if mix else r
+                g += mix
+                ranks[base + k] = r
+                coef[base + k] = coefr[r]
+                f_score += coefr[r] * scores[base + k]
+    else:
+        for k in range(n):
+            kb = keys[k]
+            if kb != K:
+                row = rows[k]
+                r = brank[kb]
+                if r < 0:
+                    if order:
+                        r = rk[g]
+                        g += 1
+                    else:
+                        r = ranks[row]
+                ranks[row] = r
+                coef[row] = coefr[r]
+                f_score += coefr[r] * scores[row]
+    return f_score
+
+
 cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
                       const Py_ssize_t* rows, Py_ssize_t n, int method, double dmax,
                       double* coef, Py_ssize_t* ranks, double* objective, Item* pos,
                       Item* neg, Py_ssize_t* opt, Py_ssize_t* count,
-                      double* dtab, Item* scratch, unsigned char* bid) noexcept nogil:
+                      double* dtab, Item* scratch, unsigned char* bid,
+                      Buckets* bk) noexcept nogil:
     """Most violated ranking of one query (rows[0..n-1] index scores/rel/coef/ranks).
 
     Writes coef[rows[k]], ranks[rows[k]] (a negative's interleaving rank, 0 for a
     positive) and *objective; returns the loss (NaN, coef 0, when the query
     has no positive or no negative; 0 for a user loss, whose value the caller adds)."""
-    cdef Py_ssize_t k, i, j, P = 0, N = 0, above, row
+    cdef Py_ssize_t k, i, j, P = 0, N = 0, above, row, K = 0
     cdef double ndcg_norm = 0.0, loss_value = 0.0, f_score = 0.0, pn, biggest = 0.0
+    cdef double s, t, top = 0.0, scale = 0.0, kmax, last_s = INFINITY
+    cdef unsigned int b
+    cdef int order = 2
     cdef unsigned long long rng = 0x9E3779B97F4A7C15ULL
-    for k in range(n):
-        if rel[rows[k]]:
-            pos[P].s = scores[rows[k]]; pos[P].idx = rows[k]; P += 1
-        else:
-            neg[N].s = scores[rows[k]]; neg[N].idx = rows[k]; N += 1
-        biggest = max(biggest, fabs(scores[rows[k]]))
+    if method == 0 and n >= BUCKET_MIN_N and bk.keys != NULL:
+        K = bucket_range(scores, rel, rows, n, &rng, &top, &scale)
+    if K:  # qs: positives, and every negative's bucket (see qs_buckets)
+        kmax = K - 1.0
+        for b in range(K):
+            bk.bkt[b].cnt = 0
+            bk.bkt[b].top = -INFINITY
+        for k in range(n):
+            row = rows[k]
+            if order != 2 or row != rows[0] + k:  # (not taken while rows are contiguous)
+                order = 1 if order and row > rows[k - 1] else 0
+            s = scores[row]
+            if rel[row]:
+                pos[P].s = s; pos[P].idx = row; P += 1
+                bk.keys[k] = <unsigned short> K
+            else:
+                t = (top - s) * scale  # monotone in s, rounding included
+                t = t if t > 0.0 else 0.0
+                t = t if t < kmax else kmax
+                b = <unsigned int> t
+                bk.keys[k] = <unsigned short> b
+                bk.bkt[b].cnt += 1
+                bk.bkt[b].top = s if s > bk.bkt[b].top else bk.bkt[b].top
+                last_s = s if s < last_s else last_s
+                N += 1
+            biggest = max(biggest, fabs(s))
+    else:
+        for k in range(n):
+            if rel[rows[k]]:
+                pos[P].s = scores[rows[k]]; pos[P].idx = rows[k]; P += 1
+            else:
+                neg[N].s = scores[rows[k]]; neg[N].idx = rows[k]; N += 1
+            biggest = max(biggest, fabs(scores[rows[k]]))
     if P == 0 or N == 0:
         for k in range(n):
             coef[rows[k]] = 0.0
@@ -428,9 +766,13 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
         objective[0] = NAN
         return NAN
     pn = <double>P * N
-    for i in range(1, P + 1):
-        ndcg_norm += discount(i)
-    qsort(pos, P, sizeof(Item), svmrank_item_desc)
+    if c.loss == 1:  # (only NDCG uses it)
+        for i in range(1, P + 1):
+            ndcg_norm += discount(i)
+    if K:
+        sort_desc(pos, 0, P - 1, &rng)
+    else:
+        qsort(pos, P, sizeof(Item), svmrank_item_desc)
     c.P = P
     c.N = N
     c.pn = pn
@@ -447,32 +789,37 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
     c.tau = TIE_ULPS * EPS * (P + 1.0) * (2.0 * c.scale * biggest + dmax)
     for i in range(P + 2):
         count[i] = 0
-    if method == 0:
-        opt_ranks_multiway(c, neg, scratch, bid, 0, N - 1, 1, P + 1, &rng, ranks, count)
+    if K:
+        f_score = qs_buckets(c, scores, rel, rows, n, order, K, last_s, neg, scratch, bid,
+                             bk, &rng, coef, ranks, count, dtab)
     else:
-        if method == 1:  # Yue et al.'s greedy algorithm (2014 Alg. 1): sort, scan every rank
-            if c.loss == 1:  # Chakrabarti et al.'s O(NP + N log N) NDCG greedy: tabulated steps
-                for k in range(2, P + N + 1):
-                    dtab[k] = (discount(k) - discount(k - 1.0)) / ndcg_norm
-                c.dtab = dtab
-            qsort(neg, N, sizeof(Item), svmrank_item_desc)
+        if method == 0:
+            opt_ranks_multiway(c, neg, scratch, bid, 0, N - 1, 1, 1, P + 1, 0, &rng, ranks,
+                               count)
+        else:
+            if method == 1:  # Yue et al.'s greedy algorithm (2014 Alg. 1): sort, scan every rank
+                if c.loss == 1:  # Chakrabarti et al.'s O(NP + N log N) NDCG greedy: tabulated steps
+                    for k in range(2, P + N + 1):
+                        dtab[k] = (discount(k) - discount(k - 1.0)) / ndcg_norm
+                    c.dtab = dtab
+                qsort(neg, N, sizeof(Item), svmrank_item_desc)
+                for j in range(N):
+                    opt[j] = scan_rank(c, j + 1, neg[j].s, 1, P + 1)
+            elif method == 2:  # Algorithm 2 of 2014 for every negative, after sorting them
+                qsort(neg, N, sizeof(Item), svmrank_item_desc)
+                for j in range(N):
+                    opt[j] = search_rank(c, j + 1, neg[j].s, P)
+            else:  # methods 3 and 4
+                selective(c, neg, opt, method == 4, &rng)
             for j in range(N):
-                opt[j] = scan_rank(c, j + 1, neg[j].s, 1, P + 1)
-        elif method == 2:  # Algorithm 2 of 2014 for every negative, after sorting them
-            qsort(neg, N, sizeof(Item), svmrank_item_desc)
-            for j in range(N):
-                opt[j] = search_rank(c, j + 1, neg[j].s, P)
-        else:  # methods 3 and 4
-            selective(c, neg, opt, method == 4, &rng)
-        for j in range(N):
-            ranks[neg[j].idx] = opt[j]
-            count[opt[j]] += 1
-    # negatives' coefficients (2018 supplement Lemma 8), rows in input order
-    for k in range(n):
-        row = rows[k]
-        if not rel[row]:
-            coef[row] = (P + 2.0 - 2.0 * ranks[row]) / pn
-            f_score += coef[row] * scores[row]
+                ranks[neg[j].idx] = opt[j]
+                count[opt[j]] += 1
+        # negatives' coefficients (2018 supplement Lemma 8), rows in input order
+        for k in range(n):
+            row = rows[k]
+            if not rel[row]:
+                coef[row] = (P + 2.0 - 2.0 * ranks[row]) / pn
+                f_score += coef[row] * scores[row]
     above = 0  # negatives ranked above the current positive
     for i in range(1, P + 1):
         above += count[i]
@@ -518,7 +865,7 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
     Inputs are assumed valid (checked in svmrank.inference).
     """
     global _user_error, _ws_mem, _ws_bytes
-    cdef Py_ssize_t q, n_queries = offsets.shape[0] - 1, largest = 0, size, m
+    cdef Py_ssize_t q, n_queries = offsets.shape[0] - 1, largest = 0, size, m, kb
     cdef size_t need
     cdef char* mem
     cdef bint cached
@@ -531,12 +878,18 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
     cdef double* dtab
     cdef double* ubuf
     cdef unsigned char* bid
+    cdef Buckets bk
     if loss == LOSS_USER and user_steps is None:
         raise ValueError("loss: a user loss needs its step provider")
     for q in range(n_queries):
         largest = max(largest, offsets[q + 1] - offsets[q])
     m = largest + 2
+    # bucket tables of the qs split (qs_buckets), for queries large enough to use them
+    kb = (bucket_count(largest) + 2 if method == METHOD_QS and BUCKET_MIN_N <= largest < BUCKET_MAX_N
+          else 0)
     need = 3 * m * sizeof(Item) + 4 * m * sizeof(double) + m
+    if kb:
+        need += 10 * kb * sizeof(double) + m * sizeof(Py_ssize_t)
     # One block for all work arrays, kept between calls (up to WORKSPACE_CAP bytes):
     # fresh pages cost a page fault each, which dominated calls on 1e5 samples.
     cached = _ws_lock.acquire(False)
@@ -557,7 +910,26 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
         count = opt + m
         dtab = <double*> (count + m)
         ubuf = dtab + m
-        bid = <unsigned char*> (ubuf + m)
+        bk.keys = NULL
+        bk.bkt = NULL
+        bk.brank = NULL
+        bk.mixed = NULL
+        bk.fill = bk.pj = bk.popt = bk.pa = bk.pb = bk.rk = NULL
+        bk.ps = NULL
+        if kb:  # keys share opt's memory (only the other methods use opt)
+            bk.keys = <unsigned short*> opt
+            bk.bkt = <Bucket*> (ubuf + m)
+            bk.fill = <Py_ssize_t*> (bk.bkt + kb)
+            bk.pj = bk.fill + kb
+            bk.popt = bk.pj + kb
+            bk.pa = bk.popt + kb
+            bk.pb = bk.pa + kb
+            bk.ps = <double*> (bk.pb + kb)
+            bk.mixed = <unsigned long long*> (bk.ps + kb)
+            bk.brank = <int*> (bk.mixed + kb)
+            bk.rk = <Py_ssize_t*> (<char*> (ubuf + m) + 10 * kb * sizeof(double))
+        bid = <unsigned char*> (<char*> (ubuf + m) + 10 * kb * sizeof(double)
+                                + (m * sizeof(Py_ssize_t) if kb else 0))
         c.loss = loss
         c.ubuf = ubuf
         c.user = <void*> user_steps
@@ -568,7 +940,7 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
                 size = offsets[q + 1] - offsets[q]
                 losses[q] = infer_one(&c, &scores[0], &relevant[0], &order[offsets[q]], size,
                                       method, user_dmax, &coef[0], &ranks[0], &objectives[q],
-                                      pos, neg, opt, count, dtab, scratch, bid)
+                                      pos, neg, opt, count, dtab, scratch, bid, &bk)
                 if c.error:
                     break
     finally:

@@ -213,3 +213,103 @@ def test_concurrent_calls_share_no_state():
                                 problems))
             for a, b in zip(got, expected):
                 np.testing.assert_array_equal(a, b)
+
+
+# qs takes a bucket pass over queries of at least 4096 samples (cython_src/_lai_fast.pyx,
+# BUCKET_MIN_N): it must return greedy's ranks, loss and objective bit for bit.
+BUCKET_N = 5000
+BUCKET_KINDS = ["normal", "grid", "four_values", "mostly_zero", "huge", "outliers", "tiny",
+                "subnormal", "separated", "below", "constant"]
+
+
+def bucket_scores(kind, labels, rng):
+    """Adversarial scores for the bucket pass: exact ties (which must share a bucket),
+    values beyond the sampled range (clamped into the end buckets), huge and tiny
+    spreads (a bucket width that overflows or underflows: the plain split takes over),
+    flat objectives (many positives tied: ties within the tolerance extend past f_j's
+    maximum), and most negatives far below every positive (rank P + 1 in one bucket)."""
+    n = labels.size
+    z = rng.normal(size=n)
+    if kind == "normal":
+        return z + labels
+    if kind == "grid":
+        return np.round(4 * (z + labels)) / 4
+    if kind == "four_values":
+        return rng.choice([-1.0, 0.0, 0.5, 1.0], size=n)
+    if kind == "mostly_zero":
+        return np.where(rng.random(n) < 0.9, 0.0, z)
+    if kind == "huge":
+        s = 1e8 * (z + labels)
+        s[rng.choice(n, 3, replace=False)] = [1e300, -1e300, 1e200]
+        return s
+    if kind == "outliers":
+        return np.where(rng.random(n) < 0.02, 1e3 * z, z + labels)
+    if kind == "tiny":
+        return 1e-9 * (z + labels)
+    if kind == "subnormal":
+        return 1e-310 * np.round(4 * z)
+    if kind == "separated":
+        return np.where(labels, z + 10.0, z)
+    if kind == "below":  # nearly every negative far below the lowest positive
+        return np.where(labels, z, np.where(rng.random(n) < 0.97, z - 50.0, z))
+    return np.zeros(n)  # constant
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), kind=st.sampled_from(BUCKET_KINDS),
+       n_pos=st.sampled_from([1, 2, 40, 700, 2500, 4990]))
+def test_qs_bucket_pass_equals_greedy(seed, kind, n_pos, loss):
+    rng = np.random.default_rng(seed)
+    labels = np.zeros(BUCKET_N, bool)
+    labels[rng.choice(BUCKET_N, n_pos, replace=False)] = True
+    scores = bucket_scores(kind, labels, rng)
+    ref = loss_augmented_inference(scores, labels, loss, "greedy")
+    res = loss_augmented_inference(scores, labels, loss, "qs")
+    np.testing.assert_array_equal(res.ranks, ref.ranks)
+    assert res.loss == ref.loss
+    assert res.objective == ref.objective  # same coefficients, summed in the same order
+    np.testing.assert_array_equal(res.coef, ref.coef)
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("layout", ["queries", "increasing", "permuted"])
+def test_qs_bucket_pass_row_orders(loss, layout):
+    """The bucket pass over rows that are not the whole array: several queries (rows
+    increasing within each), an increasing subset, and an arbitrary permutation (whose
+    ties are still broken by row, not by position)."""
+    rng = np.random.default_rng(11)
+    n = 3 * BUCKET_N
+    labels = rng.random(n) < 0.1
+    scores = np.round(rng.normal(size=n) + labels, 1)
+    if layout == "queries":
+        order, offsets = query_segments(rng.integers(0, 2, size=n), n)
+    elif layout == "increasing":
+        order = np.sort(rng.choice(n, 2 * BUCKET_N, replace=False)).astype(np.int64)
+        offsets = np.array([0, order.size], dtype=np.int64)
+    else:
+        order = rng.permutation(n).astype(np.int64)
+        offsets = np.array([0, n], dtype=np.int64)
+    ref = lai_queries(scores, labels, order, offsets, loss, "greedy")
+    res = lai_queries(scores, labels, order, offsets, loss, "qs")
+    rows = order[offsets[0]:offsets[-1]]
+    np.testing.assert_array_equal(res[0][rows], ref[0][rows])
+    np.testing.assert_array_equal(res[1], ref[1])
+    np.testing.assert_array_equal(res[2], ref[2])
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_qs_bucket_pass_with_a_user_loss(loss):
+    """A user loss (called back for its steps) through the bucket pass: the built-in
+    kernel's ranks, and greedy's ranks and objective with the same user loss."""
+    from svmrank.losses import QSLoss, get_loss
+    user = QSLoss(get_loss(loss).step, name=f"user {loss}")
+    rng = np.random.default_rng(4)
+    labels = rng.random(BUCKET_N) < 0.1
+    scores = np.round(rng.normal(size=BUCKET_N) + labels, 1)
+    builtin = loss_augmented_inference(scores, labels, loss, "qs")
+    res = loss_augmented_inference(scores, labels, user, "qs")
+    ref = loss_augmented_inference(scores, labels, user, "greedy")
+    np.testing.assert_array_equal(res.ranks, builtin.ranks)
+    np.testing.assert_array_equal(res.ranks, ref.ranks)
+    assert res.objective == ref.objective
