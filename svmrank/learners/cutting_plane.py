@@ -242,11 +242,11 @@ class _Run:
                   f"{violation:.6g}  objective {self.primal:.8g}  time {h['time']:.3f}s",
                   file=self.out, flush=True)
 
-    def add_and_solve(self, loss, g):
-        """Add a plane, re-solve the QP (activating violated hard rows), drop idle planes;
-        returns the QP solution."""
+    def add_and_solve(self, losses, gs):
+        """Add planes (Δ_k, g_k), re-solve the QP once (activating violated hard rows),
+        drop idle planes; returns the QP solution."""
         ws = self.ws
-        ws.add(g, loss, True, -1)
+        ws.add(np.vstack(gs), losses, True, np.full(len(losses), -1))
         w, self.dual = ws.solve(self.C)
         if self.A_hard is not None:
             w, self.dual = _activate_hard_rows(ws, self.A_hard, self.b_hard, self.C, w)
@@ -278,7 +278,7 @@ class _Run:
                 return True
             if it == max_iter:
                 return False
-            w = self.add_and_solve(loss, g)
+            w = self.add_and_solve([loss], [np.asarray(g, dtype=np.float64).ravel()])
             xi_ws, at_qp_solution = self.slack(w), True
         return False
 
@@ -300,8 +300,8 @@ class _Run:
         self.log(self.xi)
         new_planes = [(loss_b, d_b)]
         for it in range(2, max_iter + 1):
-            for loss_t, d_t in new_planes:
-                w_c = self.add_and_solve(loss_t, P.joint_feature(d_t))
+            w_c = self.add_and_solve([loss_t for loss_t, _ in new_planes],
+                                     [P.joint_feature(d_t) for _, d_t in new_planes])
             # no gap test before searching towards w_c: at small C the start w = 0 can
             # already be ε-optimal while w_c is better and ranks (w = 0 ties everything)
             s_c = P.scores(w_c)
