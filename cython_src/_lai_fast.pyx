@@ -211,14 +211,11 @@ cdef inline unsigned long long xorshift(unsigned long long* state) noexcept nogi
     return state[0]
 
 
-cdef inline Py_ssize_t partition(Item* a, Py_ssize_t lo, Py_ssize_t hi,
-                                 unsigned long long* rng) noexcept nogil:
-    """Partition a[lo..hi] around a random pivot (median of three random samples) in
-    the order (score desc, index asc); returns the pivot's final position. Branch-free
-    Lomuto loop: random scores would mispredict a branch on every comparison."""
-    cdef Py_ssize_t n = hi - lo + 1, p, q, r, store, i
-    cdef Item pivot, x
-    cdef bint ahead
+cdef inline Py_ssize_t random_pivot(const Item* a, Py_ssize_t lo, Py_ssize_t n,
+                                    unsigned long long* rng) noexcept nogil:
+    """Position of a random pivot in a[lo..lo+n-1]: the median of three random samples
+    when n > 32, one random sample otherwise."""
+    cdef Py_ssize_t p, q, r
     p = lo + <Py_ssize_t>(xorshift(rng) % <unsigned long long>n)
     if n > 32:
         q = lo + <Py_ssize_t>(xorshift(rng) % <unsigned long long>n)
@@ -229,6 +226,18 @@ cdef inline Py_ssize_t partition(Item* a, Py_ssize_t lo, Py_ssize_t hi,
             p = q
         else:
             p = r
+    return p
+
+
+cdef inline Py_ssize_t partition(Item* a, Py_ssize_t lo, Py_ssize_t hi,
+                                 unsigned long long* rng) noexcept nogil:
+    """Partition a[lo..hi] around a random pivot (median of three random samples) in
+    the order (score desc, index asc); returns the pivot's final position. Branch-free
+    Lomuto loop: random scores would mispredict a branch on every comparison."""
+    cdef Py_ssize_t n = hi - lo + 1, p, store, i
+    cdef Item pivot, x
+    cdef bint ahead
+    p = random_pivot(a, lo, n, rng)
     pivot = a[p]
     a[p] = a[hi]
     a[hi] = pivot
@@ -288,19 +297,10 @@ cdef inline Py_ssize_t partition_into(Item* src, Item* dst, Py_ssize_t lo, Py_ss
     samples) in the order (score desc, index asc); returns the pivot's position. Each
     element is written to both free ends and the right one kept: no branch, one read
     and two writes per element (src[lo..hi] is clobbered)."""
-    cdef Py_ssize_t n = hi - lo + 1, p, q, r, front = lo, back = hi, i
+    cdef Py_ssize_t n = hi - lo + 1, p, front = lo, back = hi, i
     cdef Item pivot, x
     cdef bint ahead
-    p = lo + <Py_ssize_t>(xorshift(rng) % <unsigned long long>n)
-    if n > 32:
-        q = lo + <Py_ssize_t>(xorshift(rng) % <unsigned long long>n)
-        r = lo + <Py_ssize_t>(xorshift(rng) % <unsigned long long>n)
-        if before(&src[p], &src[q]) != before(&src[p], &src[r]):
-            pass  # src[p] lies between the other two
-        elif before(&src[q], &src[p]) != before(&src[q], &src[r]):
-            p = q
-        else:
-            p = r
+    p = random_pivot(src, lo, n, rng)
     pivot = src[p]
     src[p] = src[hi]
     for i in range(lo, hi):
