@@ -1,8 +1,12 @@
-"""The active-set dual QP against a generic solver and its KKT conditions."""
+"""The active-set dual QP against a generic solver, its NumPy reference and its KKT
+conditions."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import minimize
 
+from qp_reference import reference_dual_qp
 from svmrank.learners.qp import QPError, solve_dual_qp
 
 
@@ -69,3 +73,45 @@ def test_infeasible_hard_constraints_raise():
 def test_empty_problem():
     z, mult = solve_dual_qp(np.zeros((0, 0)), np.zeros(0), np.zeros(0, bool), 1.0)
     assert z.size == 0 and mult == 0.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_planes=st.integers(1, 25), n_hard=st.integers(0, 6),
+       d=st.integers(1, 10), C=st.sampled_from([1e-8, 1e-3, 1.0, 1e3, 1e8]),
+       b_scale=st.sampled_from([1e-6, 1.0, 1e6]), warm=st.booleans())
+def test_kernel_matches_numpy_reference(seed, n_planes, n_hard, d, C, b_scale, warm):
+    """The Cython active set against its NumPy twin (tests/qp_reference.py): same
+    optimum on random, rank-deficient, tiny- and huge-scale problems, warm or cold."""
+    rng = np.random.default_rng(seed)
+    G, b, capped = random_feasible_problem(rng, n_planes, n_hard, d)
+    b = b * b_scale
+    z0 = rng.uniform(0, 2 * C, size=len(b)) * (rng.random(len(b)) < 0.5) if warm else None
+    z, lam = solve_dual_qp(G, b, capped, C, z0=z0)
+    z_ref, lam_ref = reference_dual_qp(G, b, capped, C, z0=z0)
+    f = lambda v: b @ v - 0.5 * v @ G @ v
+    zmax = max(1.0, z_ref.max(), z.max(), 0.0 if z0 is None else z0.max())
+    # relative agreement, plus the rounding of ½ zᵀGz at the largest iterate (a huge
+    # warm start, a nearly unbounded dual)
+    tol = 1e-9 * (1 + abs(f(z_ref)) + np.abs(b).max() * zmax) + 1e-13 * np.abs(G).max() * zmax**2
+    assert abs(f(z) - f(z_ref)) <= tol
+    # the cap holds to rounding relative to the largest variable (hard rows may be large)
+    assert z.min() >= 0 and z[capped].sum() <= C * (1 + 1e-12) + 1e-14 * z.max()
+    assert lam == pytest.approx(lam_ref, rel=1e-6,
+                                abs=1e-9 * (1 + np.abs(b).max()) + 1e-13 * np.abs(G).max() * zmax)
+
+
+def test_ties_and_duplicate_planes():
+    """Identical planes (a singular Gram) split the cap but keep the optimum."""
+    v = np.array([[1.0, 2.0]] * 4 + [[0.0, 1.0]])
+    G, b, capped = v @ v.T, np.array([1.0, 1.0, 1.0, 1.0, 0.5]), np.ones(5, bool)
+    z, _ = solve_dual_qp(G, b, capped, 10.0)
+    z_ref, _ = reference_dual_qp(G, b, capped, 10.0)
+    f = lambda u: b @ u - 0.5 * u @ G @ u
+    assert f(z) == pytest.approx(f(z_ref), rel=1e-12)
+
+
+def test_iteration_cap_raises():
+    rng = np.random.default_rng(1)
+    G, b, capped = random_feasible_problem(rng, 20, 0, 20)
+    with pytest.raises(QPError, match="did not converge"):
+        solve_dual_qp(G, b, capped, 1e3, max_iter=1)

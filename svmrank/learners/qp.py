@@ -1,5 +1,6 @@
 """The small dense QP of the cutting-plane learner, solved exactly by a primal
-active-set method (Nocedal & Wright, Alg. 16.3) with warm starts.
+active-set method (Nocedal & Wright, Alg. 16.3) with warm starts (kernel
+``svmrank._qp_fast``; its NumPy reference is ``tests/qp_reference.py``).
 
 Dual of the working-set problem
     min_w ½‖w‖² + C ξ  s.t.  w·v_c ≥ b_c − ξ (planes),  w·v_k ≥ b_k (hard rows)
@@ -8,6 +9,8 @@ is
 with w = Σ z v. Hard rows (APPX's easy samples) are variables without the cap.
 """
 import numpy as np
+
+from .. import _qp_fast
 
 
 class QPError(RuntimeError):
@@ -42,89 +45,18 @@ def solve_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
     n = len(b)
     if n == 0:
         return np.zeros(0), 0.0
-    capped = np.asarray(capped, dtype=bool)
-    z = np.zeros(n) if z0 is None else np.maximum(np.asarray(z0, dtype=float), 0.0)
+    capped = np.ascontiguousarray(capped, dtype=bool)
+    z = np.zeros(n) if z0 is None else np.maximum(np.asarray(z0, dtype=np.float64), 0.0)
     total = z[capped].sum()
     if total > C:
         z[capped] *= C / total
-    scale = max(1.0, float(np.abs(np.diag(G)).max()))
-    ridge = 1e-13 * scale
-    free = z > 0
-    cap_active = bool(capped.any() and z[capped].sum() >= C * (1 - 1e-15))
     max_iter = 20 * n + 100 if max_iter is None else max_iter
-    lam = 0.0
-    at_optimum = False  # set after a full, unblocked Newton step
-    for _ in range(max_iter):
-        F = np.flatnonzero(free)
-        grad = G @ z - b
-        p_F, lam = _equality_step(G, grad, F, capped, cap_active, ridge)
-        z_scale = max(1.0, float(np.abs(z).max()))
-        if F.size == 0 or at_optimum or np.abs(p_F).max() <= 1e-13 * z_scale:
-            at_optimum = False
-            # stationary on the working set: check the multipliers of the active bounds
-            mu = grad + (lam * capped if cap_active else 0.0)
-            mu[free] = np.inf
-            worst = int(np.argmin(mu))
-            thresh = -tol * max(1.0, float(np.abs(b).max()), scale * z_scale)
-            release_cap = cap_active and lam < thresh
-            if mu[worst] >= thresh and not release_cap:
-                if z.max() > 1e9 * max(1.0, C):
-                    break  # only the ridge keeps it finite: the dual is unbounded
-                return z, (lam if cap_active else 0.0)
-            if release_cap and (mu[worst] >= thresh or lam < mu[worst]):
-                cap_active = False
-            else:
-                free[worst] = True
-            continue
-        # step towards the working-set optimum until a constraint blocks it
-        step, block_var, block_cap = 1.0, -1, False
-        neg = p_F < 0
-        if neg.any():
-            ratios = z[F[neg]] / -p_F[neg]
-            k = int(np.argmin(ratios))
-            if ratios[k] < step:
-                step, block_var = float(ratios[k]), int(F[neg][k])
-        if not cap_active:
-            rise = p_F[capped[F]].sum()
-            if rise > 0:
-                room = C - z[capped].sum()
-                if room / rise < step:
-                    step, block_var, block_cap = max(room / rise, 0.0), -1, True
-        z[F] += step * p_F
-        at_optimum = block_var < 0 and not block_cap
-        if block_var >= 0:
-            z[block_var] = 0.0
-            free[block_var] = False
-        if block_cap:
-            cap_active = True
-        np.maximum(z, 0.0, out=z)
-        if not np.isfinite(z).all():
-            break
-    else:
+    status, cap_multiplier = _qp_fast.solve_dual_qp(
+        np.ascontiguousarray(G, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64),
+        capped.view(np.uint8), float(C), z, float(tol), int(max_iter))
+    if status == _qp_fast.QP_MAX_ITER:
         raise QPError(f"active-set QP did not converge in {max_iter} iterations")
-    raise QPError("the constraints cannot all be satisfied (unbounded dual): "
-                  "check the hard constraints for infeasibility")
-
-
-def _equality_step(G, grad, F, capped, cap_active, ridge):
-    """Newton step on the free variables F, keeping Σ_{capped} z fixed if the cap is
-    active. Returns (step on F, cap multiplier)."""
-    if F.size == 0:
-        return np.zeros(0), 0.0
-    H = G[np.ix_(F, F)] + ridge * np.eye(F.size)
-    e = capped[F].astype(float)
-    if cap_active and e.any():
-        K = np.zeros((F.size + 1, F.size + 1))
-        K[:-1, :-1] = H
-        K[:-1, -1] = e
-        K[-1, :-1] = e
-        sol = _solve(K, np.append(-grad[F], 0.0))
-        return sol[:-1], float(sol[-1])
-    return _solve(H, -grad[F]), 0.0
-
-
-def _solve(A, rhs):
-    try:
-        return np.linalg.solve(A, rhs)
-    except np.linalg.LinAlgError:
-        return np.linalg.lstsq(A, rhs, rcond=None)[0]
+    if status == _qp_fast.QP_UNBOUNDED:
+        raise QPError("the constraints cannot all be satisfied (unbounded dual): "
+                      "check the hard constraints for infeasibility")
+    return z, cap_multiplier
