@@ -4,6 +4,12 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+# Largest feature index the console learners accept: they keep dense weight vectors and
+# a working set of dense cutting planes of this length (2^24 doubles = 128 MiB each).
+MAX_TRAIN_FEATURES = 1 << 24
+# Largest weight vector a model file may declare (2^27 doubles = 1 GiB).
+MAX_MODEL_WEIGHTS = 1 << 27
+
 
 def check_matrix(X, name="X", n_features=None):
     """Return X as a finite CSR float64 matrix with sorted, canonical indices.
@@ -104,6 +110,8 @@ def query_segments(qid, n):
     if qid is None:
         return np.arange(n, dtype=np.int64), np.array([0, n], dtype=np.int64)
     qid = check_vector(qid, "qid", n=n, dtype=None, finite=False)
+    if qid.dtype.kind in "fc" and not np.all(np.isfinite(qid)):
+        raise ValueError("qid: contains NaN or infinite values")
     _, first, inverse = np.unique(qid, return_index=True, return_inverse=True)
     rank_of_first = np.empty(len(first), dtype=np.int64)
     rank_of_first[np.argsort(first, kind="stable")] = np.arange(len(first))

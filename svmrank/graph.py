@@ -159,24 +159,30 @@ def group_keys(key, qid=None, comments=None):
         ``"qid"``: the qid column (0, SVM-light's "no qid", joins no group);
         otherwise the value of a ``key=value`` token in each example's comment
         (e.g. ``# image=2007_000123``); examples without the token join no group.
+        A key that no example carries is an error (a misspelt key would link nothing).
     qid : array-like, optional
     comments : list of str, optional
     """
     if key == "qid":
         if qid is None:
             raise ValueError("groups: key 'qid' needs the qid column")
-        return [None if q == 0 else q for q in np.asarray(qid).tolist()]
-    if comments is None:
-        raise ValueError(f"groups: key {key!r} is read from the comments, which are missing")
-    prefix = key + "="
-    keys = []
-    for text in comments:
-        found = None
-        for token in str(text).split():
-            if token.startswith(prefix):
-                found = token[len(prefix):]
-                break
-        keys.append(found)
+        keys = [None if q == 0 else q for q in np.asarray(qid).tolist()]
+        where = "a non-zero qid"
+    else:
+        if comments is None:
+            raise ValueError(f"groups: key {key!r} is read from the comments, which are missing")
+        prefix = key + "="
+        keys = []
+        for text in comments:
+            found = None
+            for token in str(text).split():
+                if token.startswith(prefix):
+                    found = token[len(prefix):]
+                    break
+            keys.append(found)
+        where = f"a '{key}=value' token in its comment"
+    if keys and all(k is None for k in keys):
+        raise ValueError(f"groups: no example has {where}, so {key!r} links nothing")
     return keys
 
 

@@ -75,7 +75,10 @@ class QSLoss:
         except Exception as exc:
             raise ValueError(f"loss: {self.name}'s step(i, j, n_pos, n_neg) failed: "
                              f"{type(exc).__name__}: {exc}") from None
-        out = np.asarray(out, dtype=np.float64)
+        try:
+            out = np.asarray(out, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"loss: {self.name}'s step must return numbers: {exc}") from None
         if out.shape != shape:
             raise ValueError(f"loss: {self.name}'s step returned shape {out.shape}; expected "
                              f"{shape}, the broadcast shape of i and j")

@@ -1,5 +1,7 @@
 """Ranking and classification measures: AP, NDCG, ROC area, top-k accuracy, and
 their means over queries."""
+import warnings
+
 import numpy as np
 
 from ._validation import check_vector, query_segments
@@ -134,4 +136,9 @@ def mean_over_queries(metric, y_true, scores, qid=None, **kwargs):
     values = [metric(y_true[order[a:b]], scores[order[a:b]], **kwargs)
               for a, b in zip(offsets[:-1], offsets[1:])]
     values = np.array([v for v in values if not np.isnan(v)])
-    return float(values.mean()) if len(values) else float("nan")
+    if not len(values):
+        warnings.warn(f"{getattr(metric, '__name__', 'the metric')} is undefined on every query "
+                      "(none has both a relevant and a non-relevant sample): returning nan",
+                      UserWarning, stacklevel=2)
+        return float("nan")
+    return float(values.mean())

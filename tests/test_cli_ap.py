@@ -78,6 +78,8 @@ def test_bad_options(options, match, data, tmp_path, capsys):
 @pytest.mark.parametrize("content,match", [
     ("", "at least one example"), ("1 1:0.5\nabc 2:1\n", ":2:"), ("1 1:nan\n", ":1:"),
     ("1 2:1 1:1\n", ":1:"), ("1 qid:x 1:1\n", ":1:"),
+    # an index that would need dense vectors of 16 GB: refused at its line, not trained on
+    ("1 1:1\n0 2000000000:1\n", ":2: expected a feature index <= 16777216 (the largest index"),
 ])
 def test_bad_training_file(content, match, tmp_path, capsys):
     bad = tmp_path / "bad.dat"
@@ -92,8 +94,11 @@ def test_missing_file_and_unwritable_output(data, tmp_path, capsys):
     train, test = data
     assert ap_learn.main([str(tmp_path / "absent.dat"), str(tmp_path / "m")]) == 1
     assert "absent.dat" in capsys.readouterr().err
-    assert ap_learn.main(["-v", "0", str(train), str(tmp_path / "no" / "dir" / "m")]) == 1
-    assert "cannot write" in capsys.readouterr().err
+    assert ap_learn.main(["-v", "1", str(train), str(tmp_path / "no" / "dir" / "m")]) == 1
+    out, err = capsys.readouterr()
+    assert "cannot write (no such directory" in err and "iter" not in out  # before training
+    assert ap_learn.main(["-v", "0", str(train), str(tmp_path)]) == 1
+    assert f"{tmp_path}: cannot write (it is a directory)" in capsys.readouterr().err
     model = tmp_path / "m"
     assert ap_learn.main(["-v", "0", str(train), str(model)]) == 0
     assert ap_classify.main([str(test), str(model), str(tmp_path / "no" / "p")]) == 1

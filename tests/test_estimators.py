@@ -132,3 +132,16 @@ def test_metrics_match_sklearn():
         s = rng.normal(size=30)  # sklearn averages over ties; compare without ties
         assert ndcg(y, s) == pytest.approx(ndcg_score([y], [s]))
         assert ndcg(y, s, k=10) == pytest.approx(ndcg_score([y], [s], k=10))
+
+
+def test_nan_qid_is_refused_and_an_undefined_score_warns():
+    X, y, qid = make_ranking(n_samples=60, n_features=4, n_queries=3, random_state=0)
+    bad = qid.astype(float)
+    bad[5] = np.nan
+    with pytest.raises(ValueError, match="qid: contains NaN"):
+        APSVM(C=10.0).fit(X, y, qid=bad)
+    clf = APSVM(C=10.0).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="qid: contains NaN"):
+        clf.score(X, y, qid=bad)
+    with pytest.warns(UserWarning, match="undefined on every query"):
+        assert np.isnan(clf.score(X, np.zeros(len(y))))

@@ -233,6 +233,10 @@ def test_group_keys_and_edges_for_examples(tmp_path):
     assert group_keys("qid", qid=np.array([0, 3, 3, 1])) == [None, 3, 3, 1]
     with pytest.raises(ValueError, match="comments"):
         group_keys("img")
+    with pytest.raises(ValueError, match="no example has a 'nokey=value' token"):
+        group_keys("nokey", comments=comments)  # a misspelt key must not link nothing silently
+    with pytest.raises(ValueError, match="no example has a non-zero qid"):
+        group_keys("qid", qid=np.zeros(4))
     path = tmp_path / "e.txt"
     path.write_text("1 2\n")
     edges = edges_for_examples(4, path, "img", comments=comments)

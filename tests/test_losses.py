@@ -82,6 +82,7 @@ def test_violation_far_down_the_negatives_is_found_on_large_problems():
     (lambda i, j, P, N: np.zeros(3), "shape"),
     (lambda i, j, P, N: np.full(np.broadcast(i, j).shape, np.nan), "not finite"),
     (lambda i, j, P, N: 1 / 0, "failed"),
+    (lambda i, j, P, N: np.full(np.broadcast(i, j).shape, "x"), "step must return numbers"),
     (lambda i, j, P, N: np.full(np.broadcast(i, j).shape, 1.0), "negative loss"),
 ])
 def test_bad_user_losses_are_refused(step, match):

@@ -232,6 +232,7 @@ def sv_model(sv_lines, n_features=3, n_sv_plus_1=None, b="0"):
     (SVM_RANK_MODEL + "1 1:1 #\n", 13, "the end of the file after 1 support vector lines"),
     (sv_model(["1 1:1 #", "", "1 2:1 #"]), 13, "a support vector line"),
     (sv_model(["# 1 1:1"]), 12, "a support vector line"),
+    (SVM_RANK_MODEL.replace("6 # highest", "2000000000 # highest"), 8, "at most 134217728 weights"),
 ])
 def test_bad_model_files(tmp_path, text, line, expected):
     path = write_text(tmp_path, text)
@@ -262,3 +263,13 @@ def test_trailing_blank_lines_are_fine(tmp_path):
 def test_single_sv_comment_that_is_not_metadata(tmp_path):
     text = SVM_RANK_MODEL.replace(" #\n", " #docid = GX008 inc = 1\n")
     assert read_model(write_text(tmp_path, text)).metadata == {"n_train": "10"}
+
+
+@pytest.mark.parametrize("cut", range(1, 60))
+def test_model_cut_inside_its_weight_line_is_an_error(tmp_path, cut):
+    """A file cut short anywhere before the '#' that ends the vector must not be read
+    as a model with fewer weights (a silent wrong answer)."""
+    text = SVM_RANK_MODEL[:SVM_RANK_MODEL.rindex("#") - cut]
+    path = write_text(tmp_path, text)
+    with pytest.raises(InputFormatError, match=r":12: expected .*truncated model file"):
+        read_model(path)

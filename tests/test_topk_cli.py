@@ -106,7 +106,7 @@ def test_arbitrary_labels_are_mapped_and_printed_back(data, capsys):
     assert capsys.readouterr().out == ""
 
 
-def test_reads_plain_svm_multiclass_model_and_ignores_extra_features(data, capsys):
+def test_reads_plain_svm_multiclass_model_and_refuses_extra_features(data, capsys):
     tmp, X, y = data
     # what svm_multiclass_learn writes: weights of class c at (c-1)*d + j, no metadata
     W = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]])
@@ -124,9 +124,12 @@ def test_reads_plain_svm_multiclass_model_and_ignores_extra_features(data, capsy
     np.testing.assert_array_equal(m.classes, [1, 2, 3])
     assert m.metadata == {}
     test = tmp / "t.dat"
-    test.write_text("1 1:2 2:1 9:100\n2 1:0.5 2:3\n3 1:-1 2:-2 3:50\n")  # 3: and 9: ignored
+    test.write_text("1 1:2 2:1 9:100\n2 1:0.5 2:3\n3 1:-1 2:-2 3:50\n")
     pred = tmp / "pred"
-    assert classify([test, model, pred]) == 0
+    assert classify([test, model, pred]) == 1  # a feature beyond the model's: line 1
+    assert f"{test}:1: expected a feature index <= 2 (the model's number of base features" \
+        in capsys.readouterr().err and not pred.exists()
+    assert classify(["--ignore-extra-features", test, model, pred]) == 0  # 3: and 9: dropped
     lines = Path(pred).read_text().splitlines()
     assert [line.split()[0] for line in lines] == ["1", "2", "3"]
     assert lines[0].split()[1:] == ["2", "1", "-3"]
@@ -231,6 +234,10 @@ def test_classify_bad_models(data, capsys):
         ("\n".join(text[:14] + [text[14].replace("classes=1,2,3,4", "classes=1,2")]) + "\n",
          "4 comma-separated numbers"),
         ("\n".join(text + ["1 1:1"]) + "\n", "the end of the file"),
+        ("\n".join(text[:14] + [text[14][:text[14].index("#") - 3]]), ":15: expected a support "
+         "vector line 'alpha*y idx:val ... #' (no '#': truncated model file?)"),
+        ("\n".join(text[:1] + ["2000000000 # number of classes"] + text[2:]) + "\n",
+         ":2: expected at most 134217728 weights"),
         ("SVM-multiclass Version V1.01\n", "version V2.20"),
     ]
     for i, (model, pattern) in enumerate(cases):
@@ -282,3 +289,13 @@ def test_bin_launchers(data):
     r = subprocess.run([sys.executable, str(ROOT / "bin" / "svm_topk_learn"), "-c", "1", "-k",
                         "7", train, str(tmp / "m2")], capture_output=True, text=True, env=env)
     assert r.returncode == 1 and r.stderr.startswith("svm_topk_learn: error: -k 7")
+
+
+def test_refuses_huge_feature_index_and_unwritable_model_before_training(tmp_path, capsys):
+    train = tmp_path / "t.dat"
+    train.write_text("1 1:1\n2 2:1\n3 2000000000:1\n")
+    assert learn(["-c", "1", train, tmp_path / "m"]) == 1
+    assert f"{train}:3: expected a feature index <= 16777216" in capsys.readouterr().err
+    train.write_text("1 1:1\n2 2:1\n3 3:1\n")
+    assert learn(["-c", "1", train, tmp_path / "no" / "m"]) == 1
+    assert "cannot write (no such directory" in capsys.readouterr().err

@@ -10,7 +10,7 @@ from .. import __version__
 from ..bags import check_bag_labels, check_bags, load_bags
 from ..estimators.high_order import from_linear_model
 from ..graph import edges_for_examples
-from ..io.atomic import atomic_write
+from ..io.atomic import atomic_write, check_writable
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from ..metrics import average_precision, mean_over_queries, ndcg, roc_auc
@@ -51,6 +51,7 @@ def classify(argv):
     args = build_parser().parse_args(argv)
     if args.f != 1:
         raise CLIError(f"-f {args.f} is not supported: only -f 1 (decision values)")
+    check_writable(args.output_file)
     model = read_model(args.model_file)
     load = load_bags if args.latent else load_svmlight
     high_order = model.metadata.get("model") in ("hob", "hoap")

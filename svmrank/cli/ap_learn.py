@@ -11,6 +11,8 @@ from ..estimators.latent import LatentAPSVM, LatentSVM
 from ..graph import edges_for_examples
 from ..estimators.ranking import BinarySVM, RankSVM
 from ..inference import METHODS
+from .._validation import MAX_TRAIN_FEATURES
+from ..io.atomic import check_writable
 from ..io.model_file import LinearModel, write_model
 from ..io.svmlight import load_svmlight
 from .common import CLIError, StructArgumentParser, positive_float, run
@@ -188,13 +190,18 @@ def learn(argv):
     """Train and write the model; errors propagate (see :func:`main`)."""
     args = parse_options(argv)
     estimator = make_estimator(args)
+    check_writable(args.model_file)  # before training, not after
     start = time.perf_counter()
     if args.latent:
         X, y, qid, known = load_bags(args.example_file)
+        if X.shape[1] > MAX_TRAIN_FEATURES:
+            raise ValueError(f"{args.example_file}: feature index {X.shape[1]} exceeds "
+                             f"{MAX_TRAIN_FEATURES}, the largest index svmrank trains on")
     elif args.model and args.groups not in (None, "qid"):  # group keys in the comments
-        X, y, qid, comments = load_svmlight(args.example_file, return_comments=True)
+        X, y, qid, comments = load_svmlight(args.example_file, return_comments=True,
+                                            max_index=MAX_TRAIN_FEATURES)
     else:
-        X, y, qid = load_svmlight(args.example_file)
+        X, y, qid = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES)
     if args.model and args.pairwise and max(args.pairwise) >= X.shape[1]:
         raise CLIError(f"--pairwise-features: feature {max(args.pairwise) + 1} exceeds the "
                        f"highest feature number {X.shape[1]} of {args.example_file}")

@@ -7,17 +7,18 @@ import time
 import numpy as np
 
 from .. import __version__
-from ..io.atomic import atomic_write
+from ..io.atomic import atomic_write, check_writable
 from ..io.multiclass_model import format_label, read_multiclass_model
-from ..io.svmlight import load_svmlight
+from ..io.svmlight import parse_svmlight_bytes
 from ..metrics import top_k_accuracies
 from .common import StructArgumentParser, run
 
 EPILOG = """\
 Each output line holds the predicted label and the score of every class, in the
 model's class order (1..m, or the original labels the model's metadata lists).
-Features beyond the model's number of base features are ignored, as SVM-light
-does. Test examples whose label is not a class of the model count as errors.
+A feature index beyond the model's number of base features is an error naming
+the line; --ignore-extra-features drops such features instead, as SVM-light's
+classifiers do. Test examples whose label is not a class of the model count as errors.
 Top-k accuracy: the true class is among the k highest scores (ties go to the
 class listed first).
 """
@@ -29,6 +30,8 @@ def build_parser():
     p.add_argument("example_file", help="examples to classify (SVMlight format)")
     p.add_argument("model_file", help="linear SVM-multiclass model")
     p.add_argument("output_file", help="where to write the predictions")
+    p.add_argument("--ignore-extra-features", action="store_true",
+                   help="drop features beyond the model's instead of failing")
     p.add_argument("-v", type=int, default=1, metavar="[0..3]",
                    help="verbosity: 0 quiet, 1 statistics (default 1)")
     return p
@@ -37,9 +40,14 @@ def build_parser():
 def classify(argv):
     """Predict, write the output file atomically, print the statistics."""
     args = build_parser().parse_args(argv)
+    check_writable(args.output_file)
     model = read_multiclass_model(args.model_file)
-    X, y, _ = load_svmlight(args.example_file, n_features=model.coef.shape[1],
-                            ignore_extra_features=True)
+    with open(args.example_file, "rb") as fh:
+        X, y, _, _ = parse_svmlight_bytes(
+            fh.read(), args.example_file, n_features=model.coef.shape[1],
+            ignore_extra_features=args.ignore_extra_features,
+            extra_hint=" (the model's number of base features; --ignore-extra-features "
+                       "drops larger ones)")
     start = time.process_time()
     scores = np.asarray(X @ model.coef.T)
     best = np.argmax(scores, axis=1)

@@ -8,6 +8,8 @@ import numpy as np
 
 from .. import __version__
 from ..estimators.topk import TopKSVM
+from .._validation import MAX_TRAIN_FEATURES
+from ..io.atomic import check_writable
 from ..io.multiclass_model import MulticlassModel, format_label, write_multiclass_model
 from ..io.svmlight import load_svmlight
 from .common import CLIError, StructArgumentParser, positive_float, run
@@ -95,8 +97,9 @@ def class_labels(y, source):
 def learn(argv):
     """Train and write the model; errors propagate (see :func:`main`)."""
     args = parse_options(argv)
+    check_writable(args.model_file)  # before training, not after
     start = time.perf_counter()
-    X, y, _ = load_svmlight(args.example_file)
+    X, y, _ = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES)
     classes = class_labels(y, args.example_file)
     n, m = X.shape[0], len(classes)
     if args.k >= m:

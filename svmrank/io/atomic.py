@@ -23,8 +23,24 @@ def atomic_write(path, mode="w", encoding="utf-8"):
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
         os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise OSError(f"{path}: cannot write ({exc.strerror or exc})") from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def check_writable(path):
+    """Raise ``OSError`` naming ``path`` unless a file can be written there (its folder
+    exists and is writable, and it is not a folder): checked before long work starts."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise OSError(f"{path}: cannot write (it is a directory)")
+    if not os.path.isdir(folder):
+        raise OSError(f"{path}: cannot write (no such directory: {folder})")
+    if not os.access(folder, os.W_OK):
+        raise OSError(f"{path}: cannot write (permission denied: {folder})")

@@ -27,7 +27,7 @@ import re
 
 import numpy as np
 
-from .._validation import check_matrix, check_vector
+from .._validation import MAX_MODEL_WEIGHTS, check_matrix, check_vector
 from ..exceptions import InputFormatError
 from .atomic import atomic_write
 from .svmlight import parse_svmlight_bytes
@@ -201,6 +201,36 @@ def _parse_header(source, lines, header=None):
     return values
 
 
+def check_weight_count(source, lineno, count, raw):
+    """Refuse a header that declares more weights than fit in memory (a corrupt file)."""
+    if count > MAX_MODEL_WEIGHTS:
+        _fail(source, lineno, f"at most {MAX_MODEL_WEIGHTS} weights (a larger model would "
+                              "not fit in memory: corrupt header?)",
+              raw.decode("utf-8", errors="replace").rstrip())
+
+
+def _check_sv_lines(source, lines, first_sv, n_sv):
+    """The n_sv support vector lines from line ``first_sv`` exist, each ends its vector
+    with the '#' that SVM-light writes (a line cut short has none), and nothing follows."""
+    sv_lines = lines[first_sv - 1:first_sv - 1 + n_sv]
+    for k, raw in enumerate(sv_lines):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith(b"#") or b"#" not in stripped:
+            _fail(source, first_sv + k, "a support vector line 'alpha*y idx:val ... #' "
+                  "(no '#': truncated model file?)" if stripped else
+                  "a support vector line 'alpha*y idx:val ... #'",
+                  raw.decode("utf-8", errors="replace").rstrip())
+    if len(sv_lines) < n_sv:
+        _fail(source, first_sv + len(sv_lines),
+              f"{n_sv} support vector lines (truncated model file)", "<end of file>")
+    for k, raw in enumerate(lines[first_sv - 1 + n_sv:]):
+        if raw.strip():
+            _fail(source, first_sv + n_sv + k,
+                  f"the end of the file after {n_sv} support vector lines",
+                  raw.decode("utf-8", errors="replace").rstrip())
+    return sv_lines
+
+
 def _parse_metadata(comment):
     """key=value tokens of our metadata comment; {} when the comment is something else
     (svm_learn copies training-file comments there)."""
@@ -243,20 +273,8 @@ def read_model(path):
               lines[1].decode("utf-8", errors="replace").rstrip())
     n_sv = sv_plus_1 - 1
     first_sv = len(_HEADER) + 2  # 1-based line number of the first support vector
-    sv_lines = lines[first_sv - 1:first_sv - 1 + n_sv]
-    for k, raw in enumerate(sv_lines):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith(b"#"):
-            _fail(source, first_sv + k, "a support vector line 'alpha*y idx:val ... #'",
-                  raw.decode("utf-8", errors="replace").rstrip())
-    if len(sv_lines) < n_sv:
-        _fail(source, first_sv + len(sv_lines),
-              f"{n_sv} support vector lines (truncated model file)", "<end of file>")
-    for k, raw in enumerate(lines[first_sv - 1 + n_sv:]):
-        if raw.strip():
-            _fail(source, first_sv + n_sv + k,
-                  f"the end of the file after {n_sv} support vector lines",
-                  raw.decode("utf-8", errors="replace").rstrip())
+    check_weight_count(source, 8, n_features, lines[7])
+    sv_lines = _check_sv_lines(source, lines, first_sv, n_sv)
     metadata = {}
     w = np.zeros(n_features)
     if n_sv > 0:

@@ -32,7 +32,8 @@ import re
 import numpy as np
 
 from .atomic import atomic_write
-from .model_file import _DECIMAL, _fail, _parse_header, _parse_metadata
+from .model_file import (_DECIMAL, _check_sv_lines, _fail, _parse_header, _parse_metadata,
+                         check_weight_count)
 from .svmlight import parse_svmlight_bytes
 
 __all__ = ["MulticlassModel", "read_multiclass_model", "write_multiclass_model"]
@@ -179,17 +180,11 @@ def read_multiclass_model(path):
         _fail(source, 12, "a number of training documents >= 0", line_text(12))
     if sv_plus_1 < 1:
         _fail(source, 13, "a number of support vectors plus 1 >= 1", line_text(13))
+    check_weight_count(source, 2, m, lines[1])
+    check_weight_count(source, 3, m * max(d, 1), lines[2])
     n_sv = sv_plus_1 - 1
     first_sv = len(_HEADER) + 2
-    sv_lines = lines[first_sv - 1:first_sv - 1 + n_sv]
-    if len(sv_lines) < n_sv:
-        _fail(source, first_sv + len(sv_lines),
-              f"{n_sv} support vector lines (truncated model file)", "<end of file>")
-    for k, raw in enumerate(lines[first_sv - 1 + n_sv:]):
-        if raw.strip():
-            _fail(source, first_sv + n_sv + k,
-                  f"the end of the file after {n_sv} support vector lines",
-                  raw.decode("utf-8", errors="replace").rstrip())
+    sv_lines = _check_sv_lines(source, lines, first_sv, n_sv)
     w = np.zeros(m * d)
     metadata = {}
     if n_sv > 0:

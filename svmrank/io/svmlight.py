@@ -60,7 +60,7 @@ def _check_n_features(n_features):
 
 def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=False,
                          return_comments=False, first_line=1, label_name="label",
-                         extra_hint="", allow_empty=False):
+                         extra_hint="", allow_empty=False, max_index=None):
     """Parse SVMlight text held in ``buf`` (bytes); errors name ``source`` and the line.
 
     ``first_line`` is the file line number of ``buf``'s first line (for text cut
@@ -69,7 +69,11 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
     See :func:`load_svmlight` for the format and the other parameters.
     """
     limit = _check_n_features(n_features)
-    code, line, offset, aux, arrays = parse_svmlight(bytes(buf), limit, bool(ignore_extra_features))
+    parse_limit = limit
+    if limit < 0 and max_index is not None:  # a cap on the index, not a number of columns
+        parse_limit = int(max_index)
+        extra_hint = " (the largest index svmrank trains on: it keeps dense weight vectors)"
+    code, line, offset, aux, arrays = parse_svmlight(bytes(buf), parse_limit, bool(ignore_extra_features))
     if code != 0:
         what = _EXPECTED[code].format(label=label_name, aux=aux, extra_hint=extra_hint)
         raise InputFormatError(
@@ -92,7 +96,8 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
     return X, labels, qids, comments
 
 
-def load_svmlight(path, n_features=None, ignore_extra_features=False, return_comments=False):
+def load_svmlight(path, n_features=None, ignore_extra_features=False, return_comments=False,
+                  max_index=None):
     """Load an SVMlight / SVM-rank data file.
 
     Each example line is ``label [qid:N] [sid:N] [cost:F] idx:val ... [# comment]``
@@ -112,6 +117,9 @@ def load_svmlight(path, n_features=None, ignore_extra_features=False, return_com
         classifier ignores test features beyond the model's) instead of failing.
     return_comments : bool
         Also return the text after the first ``#`` of each example line, stripped.
+    max_index : int, optional
+        Without ``n_features``: a feature index above this is an error naming its line
+        (the console learners pass ``svmrank._validation.MAX_TRAIN_FEATURES``).
 
     Returns
     -------
@@ -136,7 +144,8 @@ def load_svmlight(path, n_features=None, ignore_extra_features=False, return_com
     X, y, qid, comments = parse_svmlight_bytes(buf, source, n_features, ignore_extra_features,
                                                return_comments,
                                                extra_hint=" (n_features; pass ignore_extra_features=True "
-                                                          "to drop larger indices)")
+                                                          "to drop larger indices)",
+                                               max_index=max_index)
     return (X, y, qid, comments) if return_comments else (X, y, qid)
 
 
