@@ -370,6 +370,20 @@ def test_long_token_is_shortened_in_message(tmp_path):
     assert str(info.value).endswith("...'")
 
 
+def test_bom_control_characters_and_cr_only_line_ends(tmp_path):
+    bom = tmp_path / "bom.dat"
+    bom.write_bytes(b"\xef\xbb\xbf1 qid:3 1:1\n0 qid:3 2:1\n")
+    np.testing.assert_array_equal(load_svmlight(bom)[2], [3, 3])  # a UTF-8 BOM is skipped
+    for raw, expected in [(b"1 1:\x01\x7f\n", r"got '1:\x01\x7f'"),
+                          (b"1 1:1\r0 2:1\r", "CR-only line ends: convert them to LF")]:
+        path = tmp_path / "bad.dat"
+        path.write_bytes(raw)
+        with pytest.raises(InputFormatError) as info:
+            load_svmlight(path)
+        message = str(info.value)
+        assert expected in message and message.isprintable(), message
+
+
 @pytest.mark.parametrize("text, last_line", [("", 1), ("\n\n", 2), ("# only a comment\n  # another\n", 2),
                                              ("   \r\n", 1), ("#a\n#b", 2)])
 def test_file_without_examples_is_an_error(tmp_path, text, last_line):

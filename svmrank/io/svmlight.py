@@ -47,7 +47,8 @@ def _excerpt(buf, offset):
     text = buf[offset:stop].decode("utf-8", errors="replace")
     if stop == limit and limit < len(buf) and buf[limit] not in b" \t\r\n\v\f":
         text += "..."
-    return text
+    # control characters and a BOM shown as escapes, so a message stays one visible line
+    return "".join(c if c.isprintable() and c != "\ufeff" else repr(c)[1:-1] for c in text)
 
 
 def _check_n_features(n_features):
@@ -69,6 +70,8 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
     See :func:`load_svmlight` for the format and the other parameters.
     """
     limit = _check_n_features(n_features)
+    if buf[:3] == b"\xef\xbb\xbf" and first_line == 1:  # a UTF-8 byte order mark
+        buf = b"   " + buf[3:]  # (same length: error offsets stay valid)
     parse_limit = limit
     if limit < 0 and max_index is not None:  # a cap on the index, not a number of columns
         parse_limit = int(max_index)
@@ -76,6 +79,8 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
     code, line, offset, aux, arrays = parse_svmlight(bytes(buf), parse_limit, bool(ignore_extra_features))
     if code != 0:
         what = _EXPECTED[code].format(label=label_name, aux=aux, extra_hint=extra_hint)
+        if b"\r" in buf and b"\n" not in buf:
+            what += " (the file has CR-only line ends: convert them to LF)"
         raise InputFormatError(
             f"{source}:{line + first_line - 1}: expected {what}, got '{_excerpt(buf, offset)}'")
     data, indices, indptr, labels, qids, cstart, cend, max_index = arrays
