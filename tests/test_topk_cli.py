@@ -166,7 +166,8 @@ def test_writer_reader_round_trip(tmp_path):
     (["--loss", "gamma"], 2, "--loss"),
     (["-c", "0"], 2, "-c must be a finite number > 0"),
     (["-#", "0"], 2, "-#: expected a positive number"),
-    (["-w", "3"], 2, "unrecognized arguments"),
+    (["-w", "7"], 2, "-w 7 is not supported: only SVM-struct's 0..4"),
+    (["--bogus", "3"], 2, "unrecognized arguments"),
 ])
 def test_learn_bad_options(data, capsys, options, status, pattern):
     tmp, X, y = data
@@ -299,3 +300,14 @@ def test_refuses_huge_feature_index_and_unwritable_model_before_training(tmp_pat
     train.write_text("1 1:1\n2 2:1\n3 3:1\n")
     assert learn(["-c", "1", train, tmp_path / "no" / "m"]) == 1
     assert "cannot write (no such directory" in capsys.readouterr().err
+
+
+def test_svm_multiclass_options_are_accepted_or_refused_by_name(data, capsys):
+    tmp, X, y = data
+    train = write_data(tmp / "tr.dat", X, y + 1)
+    assert learn(["-c", "10", "-w", "3", "-o", "2", "-l", "0", "-p", "1", "-v", "0", train,
+                  tmp / "m"]) == 0
+    for option, value in (("-w", "9"), ("-o", "1"), ("-l", "1"), ("-p", "2")):
+        assert learn(["-c", "10", option, value, train, tmp / "m2"]) == 2
+        assert f"{option} {value} is not supported" in capsys.readouterr().err
+    assert not (tmp / "m2").exists()

@@ -59,6 +59,12 @@ def build_parser():
     p.add_argument("-v", type=int, default=1, metavar="[0..3]",
                    help="verbosity: 0 quiet, 1 summary, 2 the gap at every check (default 1)")
     p.add_argument("-y", type=int, default=0, metavar="[0..3]", help="accepted, unused")
+    p.add_argument("-w", type=int, default=4, metavar="[0..4]",
+                   help="SVM-struct's algorithm choice: accepted (all reach the same optimum); "
+                        "svmrank always uses Prox-SDCA")
+    p.add_argument("-o", type=int, default=2, metavar="2", help="rescaling: 2 = margin rescaling")
+    p.add_argument("-l", type=int, default=0, metavar="0", help="loss: 0 = zero/one (top-k) loss")
+    p.add_argument("-p", type=int, default=1, metavar="1", help="L-norm of the slack: 1")
     return p
 
 
@@ -69,6 +75,12 @@ def parse_options(argv):
         raise CLIError("-c is required: the trade-off C > 0, as for svm_multiclass_learn")
     if args.k < 1:
         raise CLIError(f"-k: expected an integer >= 1, got {args.k}")
+    for option, value, allowed, what in (("-w", args.w, (0, 1, 2, 3, 4), "SVM-struct's 0..4"),
+                                         ("-o", args.o, (2,), "margin rescaling (-o 2)"),
+                                         ("-l", args.l, (0,), "the zero/one loss (-l 0)"),
+                                         ("-p", args.p, (1,), "L1 slack (-p 1)")):
+        if value not in allowed:
+            raise CLIError(f"{option} {value} is not supported: only {what}")
     if args.max_epoch < 1:
         raise CLIError(f"-#: expected a positive number of epochs, got {args.max_epoch}")
     if args.gap_every < 1:
