@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_matrix, check_vector
+from ._products import transpose_product
 
 
 def add_bias_column(X, bias):
@@ -36,7 +37,6 @@ class BinaryProblem:
         self.X = add_bias_column(X, bias)
         self.sign = np.where(y > 0, 1.0, -1.0)
         self.n_features = self.X.shape[1]
-        self._XT = self.X.T.tocsr()
 
     def scores(self, w):
         """Scores X w (bias column included)."""
@@ -49,8 +49,8 @@ class BinaryProblem:
         return float(flipped.sum()) / n, np.where(flipped, self.sign / n, 0.0)
 
     def joint_feature(self, d):
-        """Xᵀ d."""
-        return self._XT @ d
+        """Xᵀ d (d is non-zero only on the margin violators)."""
+        return transpose_product(self.X, d)
 
     def most_violated(self, w):
         """Error rate and Ψ(y) − Ψ(ŷ) of the most violated labelling at w."""

@@ -10,6 +10,7 @@ import numpy as np
 from .._validation import check_matrix, check_vector, query_segments
 from ..inference import check_method, lai_queries, true_coef
 from ..losses import get_loss
+from ._products import transpose_product
 
 
 class RankingProblem:
@@ -56,7 +57,6 @@ class RankingProblem:
         self.n_features = X.shape[1]
         self._coef_true = np.concatenate([
             true_coef(self.relevant[a:b]) for a, b in zip(self.offsets[:-1], self.offsets[1:])])
-        self._XT = self.X.T.tocsr()
 
     def scores(self, w):
         """Scores X w of the kept rows (the problem is linear in them)."""
@@ -70,12 +70,9 @@ class RankingProblem:
         return float(losses.mean()), (self._coef_true - coef) / self.n_queries
 
     def joint_feature(self, d):
-        """Xᵀ d, touching only the rows where d is non-zero when they are few (once w is
-        good, most negatives keep their ground-truth coefficient and d is sparse)."""
-        rows = np.flatnonzero(d)
-        if len(rows) < 0.25 * len(d):
-            return np.asarray(self.X[rows].T @ d[rows]).ravel()
-        return self._XT @ d
+        """Xᵀ d over the rows where d is non-zero (once w is good, most negatives keep
+        their ground-truth coefficient and d is sparse)."""
+        return transpose_product(self.X, d)
 
     def most_violated(self, w):
         """Averaged loss and joint-feature difference Ψ(R*) − Ψ(R̄) of the most
