@@ -44,13 +44,30 @@ def make_ranking(n_samples=1000, n_features=50, n_queries=1, positive_fraction=0
 
 
 def make_bags(n_bags=200, bag_size=(2, 10), n_features=20, positive_fraction=0.3,
-              supervision=0.0, separation=2.0, clutter=1.5, random_state=0):
+              supervision=0.0, separation=2.0, clutter=1.5, random_state=0,
+              negative_classes=0, overlap=False):
     """Multiple-instance data: bags of candidates, one of which carries the bag's label.
 
     Every bag has one *true* candidate at a random position. A positive bag's true
     candidate is shifted by ``separation`` along a hidden unit direction; a negative
     bag's is not. The other candidates are clutter, Gaussian with standard deviation
     ``clutter`` (> 1 makes them outscore true candidates under a wrong direction).
+
+    Two options (off by default; the default output does not depend on them) model the
+    setting of behl2014 §5.1, one-vs-rest action classification over images whose
+    latent variable picks one of the top T person-detector boxes:
+
+    - ``negative_classes=K`` gives every negative bag one of K other classes (drawn
+      uniformly), each with its own hidden unit direction: a negative bag's true
+      candidate is shifted by ``separation`` along its class's direction (a person
+      performing another action). With ``positive_fraction = 1 / (K + 1)`` this is
+      the paper's one-vs-rest split of K + 1 balanced classes.
+    - ``overlap=True`` makes the other candidates of a bag detections that overlap its
+      true candidate partly: each carries a fraction o ~ U(0, 1) of the bag's true
+      shift (o × separation along the bag's class direction) on top of its clutter.
+
+    These options draw their random numbers after all the others, so the rest of the
+    data set (sizes, labels, positions, known candidates) is the same as without them.
 
     Parameters
     ----------
@@ -65,6 +82,10 @@ def make_bags(n_bags=200, bag_size=(2, 10), n_features=20, positive_fraction=0.3
         of the negative bags have their true candidate marked known.
     separation, clutter : float
     random_state : int, None or numpy Generator
+    negative_classes : int >= 0
+        Number of classes of the negative bags (0: negative true candidates unshifted).
+    overlap : bool
+        Clutter candidates share part of their bag's true shift (see above).
 
     Returns
     -------
@@ -80,6 +101,9 @@ def make_bags(n_bags=200, bag_size=(2, 10), n_features=20, positive_fraction=0.3
     lo, hi = (bag_size, bag_size) if np.isscalar(bag_size) else bag_size
     if not (1 <= lo <= hi) or n_bags < 2 or not 0 <= supervision <= 1:
         raise ValueError("make_bags: need n_bags >= 2, 1 <= min bag size <= max, 0 <= supervision <= 1")
+    if isinstance(negative_classes, bool) or int(negative_classes) != negative_classes \
+            or negative_classes < 0:
+        raise ValueError(f"make_bags: negative_classes must be an integer >= 0, got {negative_classes!r}")
     n_pos = min(n_bags - 1, max(1, int(round(positive_fraction * n_bags))))
     positive = np.zeros(n_bags, dtype=bool)
     positive[rng.permutation(n_bags)[:n_pos]] = True
@@ -94,6 +118,19 @@ def make_bags(n_bags=200, bag_size=(2, 10), n_features=20, positive_fraction=0.3
     for cls in (positive, ~positive):
         members = np.flatnonzero(cls)
         known_bags[rng.permutation(members)[:int(round(supervision * members.size))]] = True
+    shift = np.outer(separation * positive, direction)  # each bag's true shift
+    if negative_classes:
+        directions = rng.normal(size=(int(negative_classes), n_features))
+        directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+        neg = np.flatnonzero(~positive)
+        shift[neg] = separation * directions[rng.integers(0, int(negative_classes), neg.size)]
+        X[true_rows[neg]] += shift[neg]
+    if overlap:
+        bag_of_row = np.repeat(np.arange(n_bags), sizes)
+        clutter_rows = np.ones(offsets[-1], dtype=bool)
+        clutter_rows[true_rows] = False
+        clutter_rows = np.flatnonzero(clutter_rows)
+        X[clutter_rows] += rng.random(clutter_rows.size)[:, None] * shift[bag_of_row[clutter_rows]]
     known = np.zeros(offsets[-1], dtype=bool)
     known[true_rows[known_bags]] = True
     y = np.repeat(np.where(positive, 1.0, -1.0), sizes)

@@ -183,3 +183,54 @@ def test_make_bags_is_seeded_and_marks_the_supervision_level():
     assert (known_rows[labels <= 0] >= 0).sum() == round(0.5 * (labels <= 0).sum())
     _, _, _, none = make_bags(n_bags=40, supervision=0.0)
     assert not none.any()
+
+
+def test_make_bags_one_vs_rest_options_change_only_what_they_describe():
+    """negative_classes shifts each negative bag's true candidate by `separation` along
+    one of K directions; overlap adds to every other candidate a fraction in [0, 1) of
+    its bag's true shift. Everything else (labels, bags, known rows, the positive true
+    candidates) is the data set drawn without the options."""
+    kw = dict(n_bags=60, bag_size=(3, 6), n_features=5, positive_fraction=0.2,
+              supervision=0.5, separation=2.5, random_state=4)
+    X0, y0, b0, k0 = make_bags(**kw)
+    X1, y1, b1, k1 = make_bags(negative_classes=3, **kw)
+    X2, y2, b2, k2 = make_bags(negative_classes=3, overlap=True, **kw)
+    for y, b, k in ((y1, b1, k1), (y2, b2, k2)):
+        np.testing.assert_array_equal(y, y0)
+        np.testing.assert_array_equal(b, b0)
+        np.testing.assert_array_equal(k, k0)
+    index = check_bags(b0, X0.shape[0])
+    labels = check_bag_labels(y0, index)
+    # the true rows: the known ones (supervision 0.5) tell where they are
+    known_rows = check_known(k0, index)
+    d1 = X1 - X0
+    changed = np.flatnonzero(np.abs(d1).max(axis=1) > 0)
+    neg_true = known_rows[(labels <= 0) & (known_rows >= 0)]
+    assert set(neg_true) <= set(changed)
+    assert np.all(labels[index.bag_of_row()[changed]] <= 0)   # only negative bags change
+    assert len(changed) == int((labels <= 0).sum())           # one row per negative bag
+    np.testing.assert_allclose(np.linalg.norm(d1[changed], axis=1), 2.5)
+    directions = np.unique(np.round(d1[changed] / 2.5, 12), axis=0)
+    assert 1 < len(directions) <= 3                            # K = 3 class directions
+    # overlap: the true rows keep their values, the others move along their bag's shift
+    d2 = X2 - X1
+    true_rows = np.r_[changed, known_rows[(labels > 0) & (known_rows >= 0)]]
+    assert not np.abs(d2[true_rows]).any()
+    pos_units = []
+    for b in range(index.n_bags):
+        rows = np.arange(index.offsets[b], index.offsets[b + 1])
+        moved = rows[np.abs(d2[rows]).max(axis=1) > 0]
+        assert len(moved) >= len(rows) - 1                     # all but the true candidate
+        norms = np.linalg.norm(d2[moved], axis=1)
+        assert np.all(norms < 2.5)
+        units = d2[moved] / norms[:, None]
+        if labels[b] > 0:
+            pos_units.append(units)
+        else:               # along the bag's own class direction (its true row's shift)
+            true_shift = d1[rows][np.abs(d1[rows]).max(axis=1) > 0][0]
+            np.testing.assert_allclose(units, np.tile(true_shift / 2.5, (len(moved), 1)),
+                                       atol=1e-9)
+    pos_units = np.vstack(pos_units)   # positives: one hidden direction for all bags
+    np.testing.assert_allclose(pos_units, np.tile(pos_units[0], (len(pos_units), 1)), atol=1e-9)
+    with pytest.raises(ValueError, match="negative_classes"):
+        make_bags(negative_classes=-1)
