@@ -13,30 +13,7 @@ from svmrank.learners.qp import QPError
 
 
 def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
-    """Maximise ``b·z − ½ zᵀGz`` over ``z ≥ 0``, ``Σ_{capped} z ≤ C``.
-
-    Parameters
-    ----------
-    G : ndarray, shape (n, n)
-        Symmetric positive semi-definite Gram matrix.
-    b : ndarray, shape (n,)
-    capped : ndarray of bool, shape (n,)
-        Variables under the common cap (the cutting planes).
-    C : float
-        The cap.
-    z0 : ndarray, shape (n,), optional
-        Warm start (made feasible if it is not).
-    tol : float
-        Relative tolerance on stationarity and on the KKT multipliers.
-    max_iter : int, optional
-        Active-set iterations (default 20 n + 100).
-
-    Returns
-    -------
-    z : ndarray, shape (n,)
-    cap_multiplier : float
-        The multiplier of the cap (the primal slack ξ when the cap is active).
-    """
+    """NumPy twin of :func:`svmrank.learners.qp.solve_dual_qp` (same contract)."""
     n = len(b)
     if n == 0:
         return np.zeros(0), 0.0
