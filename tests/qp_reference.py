@@ -1,12 +1,5 @@
 """Slow reference of the working-set dual QP kernel (svmrank._qp_fast): the same
-primal active-set method (Nocedal & Wright, Alg. 16.3) in NumPy, step for step.
-
-Dual of the working-set problem
-    min_w ½‖w‖² + C ξ  s.t.  w·v_c ≥ b_c − ξ (planes),  w·v_k ≥ b_k (hard rows)
-is
-    max_z  b·z − ½ zᵀ G z   s.t.  z ≥ 0,  Σ_{c plane} z_c ≤ C,       G = V Vᵀ,
-with w = Σ z v. Hard rows (APPX's easy samples) are variables without the cap.
-"""
+primal active-set method (Nocedal & Wright, Alg. 16.3) in NumPy, step for step."""
 import numpy as np
 
 from svmrank.learners.qp import QPError
