@@ -101,6 +101,12 @@ def test_missing_file_and_unwritable_output(data, tmp_path, capsys):
     assert f"{tmp_path}: cannot write (it is a directory)" in capsys.readouterr().err
     model = tmp_path / "m"
     assert ap_learn.main(["-v", "0", str(train), str(model)]) == 0
+    before = model.read_bytes()
+    assert ap_classify.main([str(test), str(model), str(model)]) == 1  # would destroy it
+    assert "cannot write (it is the input file" in capsys.readouterr().err
+    assert model.read_bytes() == before
+    model = tmp_path / "m"
+    assert ap_learn.main(["-v", "0", str(train), str(model)]) == 0
     assert ap_classify.main([str(test), str(model), str(tmp_path / "no" / "p")]) == 1
     assert "cannot write" in capsys.readouterr().err
     assert not any(p.name.startswith(".tmp-") for p in tmp_path.iterdir())

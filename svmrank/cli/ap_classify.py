@@ -51,7 +51,7 @@ def classify(argv):
     args = build_parser().parse_args(argv)
     if args.f != 1:
         raise CLIError(f"-f {args.f} is not supported: only -f 1 (decision values)")
-    check_writable(args.output_file)
+    check_writable(args.output_file, inputs=(args.example_file, args.model_file))
     model = read_model(args.model_file)
     load = load_bags if args.latent else load_svmlight
     high_order = model.metadata.get("model") in ("hob", "hoap")

@@ -190,7 +190,7 @@ def learn(argv):
     """Train and write the model; errors propagate (see :func:`main`)."""
     args = parse_options(argv)
     estimator = make_estimator(args)
-    check_writable(args.model_file)  # before training, not after
+    check_writable(args.model_file, inputs=(args.example_file,))  # before training
     start = time.perf_counter()
     if args.latent:
         X, y, qid, known = load_bags(args.example_file)

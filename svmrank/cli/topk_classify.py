@@ -40,7 +40,7 @@ def build_parser():
 def classify(argv):
     """Predict, write the output file atomically, print the statistics."""
     args = build_parser().parse_args(argv)
-    check_writable(args.output_file)
+    check_writable(args.output_file, inputs=(args.example_file, args.model_file))
     model = read_multiclass_model(args.model_file)
     with open(args.example_file, "rb") as fh:
         X, y, _, _ = parse_svmlight_bytes(

@@ -109,7 +109,7 @@ def class_labels(y, source):
 def learn(argv):
     """Train and write the model; errors propagate (see :func:`main`)."""
     args = parse_options(argv)
-    check_writable(args.model_file)  # before training, not after
+    check_writable(args.model_file, inputs=(args.example_file,))  # before training
     start = time.perf_counter()
     X, y, _ = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES)
     classes = class_labels(y, args.example_file)

@@ -33,10 +33,14 @@ def atomic_write(path, mode="w", encoding="utf-8"):
         raise
 
 
-def check_writable(path):
+def check_writable(path, inputs=()):
     """Raise ``OSError`` naming ``path`` unless a file can be written there (its folder
-    exists and is writable, and it is not a folder): checked before long work starts."""
+    exists and is writable, it is not a folder, nor one of the ``inputs`` files):
+    checked before long work starts."""
     path = os.fspath(path)
+    for source in inputs:
+        if os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
+            raise OSError(f"{path}: cannot write (it is the input file {source})")
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise OSError(f"{path}: cannot write (it is a directory)")
