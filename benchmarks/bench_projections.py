@@ -12,7 +12,7 @@ four inputs:
                 between its bounds, so the walk must order the whole vector
                 (the hardest sort-and-search input)
 The case that applied is read off the result (<1,x> = r: knapsack, else walk).
-Ratios: "kernel" is svmrank._topk_fast (copy + projection, no validation),
+Ratios: "kernel" is svmrank._topk_fast (new array + projection, no validation),
 "public" is svmrank.projections (with validation). Both against np.sort(a) timed in
 the same run, interleaved, best of 5 rounds each. Targets: <= 0.5 (knapsack case),
 <= 1.5 (walk case), judged on the kernel ratio.

@@ -1,23 +1,45 @@
 """Thin typed wrappers around the nogil projections in _topk_projection.pxi.
 
 No validation here: svmrank.projections checks every argument first. Each wrapper
-takes a contiguous float64 array, returns a new projected array.
+takes a contiguous float64 array, returns a new projected array. The wrappers take
+and make ndarrays through the NumPy C API rather than typed memoryviews: at m ~ 1e3
+acquiring two memoryviews costs about as much as the projection itself.
 """
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
 import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
 
 include "_topk_projection.pxi"
 
 
-cdef inline object _copy(const double[::1] a):
-    cdef Py_ssize_t m = a.shape[0]
-    out = np.empty(m)
-    cdef double[::1] x = out
-    if m:
-        memcpy(&x[0], &a[0], m * sizeof(double))
+cdef cnp.ndarray _vector(object a):
+    # a itself when it already is a contiguous float64 vector, else a converted copy
+    if (cnp.PyArray_Check(a) and cnp.PyArray_TYPE(<cnp.ndarray> a) == cnp.NPY_DOUBLE
+            and cnp.PyArray_NDIM(<cnp.ndarray> a) == 1
+            and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray> a)):
+        return <cnp.ndarray> a
+    return np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
+
+
+cdef inline cnp.ndarray _empty(cnp.npy_intp m):
+    return cnp.PyArray_EMPTY(1, &m, cnp.NPY_DOUBLE, 0)
+
+
+cdef cnp.ndarray _copy(object a):
+    cdef cnp.ndarray src = _vector(a)
+    cdef cnp.ndarray out = _empty(cnp.PyArray_DIM(src, 0))
+    if cnp.PyArray_DIM(src, 0):
+        memcpy(cnp.PyArray_DATA(out), cnp.PyArray_DATA(src),
+               cnp.PyArray_DIM(src, 0) * sizeof(double))
     return out
+
+
+cdef enum:
+    _SMALL_M = 1024  # scratch on the stack (24 KiB) up to this length
 
 
 cdef double* _work(Py_ssize_t m) except NULL:
@@ -27,46 +49,52 @@ cdef double* _work(Py_ssize_t m) except NULL:
     return w
 
 
-def topk_simplex(const double[::1] a, Py_ssize_t k, double r, double rho):
-    cdef Py_ssize_t m = a.shape[0]
-    out = _copy(a)
-    cdef double[::1] x = out
+def topk_simplex(a, Py_ssize_t k, double r, double rho):
+    cdef cnp.ndarray src = _vector(a)
+    cdef Py_ssize_t m = cnp.PyArray_DIM(src, 0)
+    cdef cnp.ndarray out = _empty(m)
+    cdef const double* ap = <const double*> cnp.PyArray_DATA(src)
+    cdef double* x = <double*> cnp.PyArray_DATA(out)
+    cdef double small[3 * _SMALL_M]
+    cdef double* w = &small[0]
+    if m > _SMALL_M:
+        w = _work(m)
+    with nogil:
+        _tk_simplex_into(ap, x, m, k, r, rho, w)
+    if m > _SMALL_M:
+        free(w)
+    return out
+
+
+def topk_cone(a, Py_ssize_t k, double rho):
+    cdef cnp.ndarray out = _copy(a)
+    cdef Py_ssize_t m = cnp.PyArray_DIM(out, 0)
+    cdef double* x = <double*> cnp.PyArray_DATA(out)
     cdef double* w = _work(m)
     with nogil:
-        topk_simplex_project(&x[0], m, k, r, rho, w)
+        topk_cone_project(x, m, k, rho, w)
     free(w)
     return out
 
 
-def topk_cone(const double[::1] a, Py_ssize_t k, double rho):
-    cdef Py_ssize_t m = a.shape[0]
-    out = _copy(a)
-    cdef double[::1] x = out
+def topk_box(a, Py_ssize_t k, double r, double rho):
+    cdef cnp.ndarray out = _copy(a)
+    cdef Py_ssize_t m = cnp.PyArray_DIM(out, 0)
+    cdef double* x = <double*> cnp.PyArray_DATA(out)
     cdef double* w = _work(m)
     with nogil:
-        topk_cone_project(&x[0], m, k, rho, w)
+        topk_box_project(x, m, k, r, rho, w)
     free(w)
     return out
 
 
-def topk_box(const double[::1] a, Py_ssize_t k, double r, double rho):
-    cdef Py_ssize_t m = a.shape[0]
-    out = _copy(a)
-    cdef double[::1] x = out
+def knapsack(a, double lo, double hi, double r):
+    cdef cnp.ndarray out = _copy(a)
+    cdef Py_ssize_t m = cnp.PyArray_DIM(out, 0)
+    cdef double* x = <double*> cnp.PyArray_DATA(out)
     cdef double* w = _work(m)
     with nogil:
-        topk_box_project(&x[0], m, k, r, rho, w)
-    free(w)
-    return out
-
-
-def knapsack(const double[::1] a, double lo, double hi, double r):
-    cdef Py_ssize_t m = a.shape[0]
-    out = _copy(a)
-    cdef double[::1] x = out
-    cdef double* w = _work(m)
-    with nogil:
-        knapsack_project(&x[0], m, lo, hi, r, w)
+        knapsack_project(x, m, lo, hi, r, w)
     free(w)
     return out
 
@@ -120,3 +148,15 @@ def _clip_root_filtered(const double[::1] a, double lo, double hi, double r, dou
         t = _tk_clip_root(&a[0], m, lo, hi, r, alpha, w, NULL)
     free(w)
     return t
+
+
+def _filter_root(const double[::1] a, double lo, double hi, double r):
+    """(t, kept) from the sampled filter root alone; t is NaN when its guess fails
+    or the filter declines (test hook)."""
+    cdef Py_ssize_t m = a.shape[0], nv = -1
+    cdef double* w = _work(m)
+    cdef double t
+    with nogil:
+        t = _tk_filter_root(&a[0], m, lo, hi, r, w, <Py_ssize_t*> (w + 2 * m), &nv, NULL)
+    free(w)
+    return t, nv

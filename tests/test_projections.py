@@ -347,3 +347,87 @@ def test_returns_new_array():
     x = project_topk_simplex(a, 1)
     assert x is not a and a[0] == 0.5
     assert x.dtype == np.float64
+
+
+# ------------------------------------------------ sampled filter (knapsack case)
+def _filter_inputs(rng, m):
+    z = rng.normal(size=m)
+    huge = z.copy()
+    huge[rng.integers(m)] = 1e6
+    return {"normal": z, "shifted": z + 2, "small": 0.1 * z, "ties": np.round(z),
+            "few values": rng.choice([-1.0, 0.0, 2.5], size=m), "huge": huge,
+            "tiny": 1e-9 * z, "exp": rng.exponential(size=m), "sorted": np.sort(z)}
+
+
+@pytest.mark.parametrize("m", [127, 128, 129, 1000, 1023, 1024, 1025, 4000])
+def test_filter_path_matches_reference(m):
+    """Sizes around the filter's threshold (128) and the wrapper's stack scratch (1024)."""
+    rng = np.random.default_rng(m)
+    for name, a in _filter_inputs(rng, m).items():
+        for k in (1, 5, 100):
+            for rho in (0.0, 1.0):
+                x = project_topk_simplex(a, k, 1.0, rho)
+                gap_ok(x, a, "simplex", k=k, r=1.0, rho=rho)
+                if m <= 1024 and k == 5 and name != "huge":
+                    close(x, ref.bisect_topk(a, k, rho, 1.0), a)
+            u = 1.0 / k
+            close(project_knapsack(a, 0.0, u, 1.0), ref.bisect_knapsack(a, 0.0, u, 1.0), a)
+            gap_ok(project_topk_box(a, k, 1.0, 1.0), a, "box", k=k, r=1.0, rho=1.0)
+
+
+@pytest.mark.parametrize("m", [128, 129, 1000, 5000])
+def test_filter_root_hook_vs_sorted(m):
+    """When the filter answers, its root and kept count agree with the sorted root."""
+    rng = np.random.default_rng(m + 1)
+    answered = 0
+    for name, a in _filter_inputs(rng, m).items():
+        for lo, hi in ((0.0, 1.0), (0.0, 0.01), (-1.0, 2.0)):
+            for frac in (0.001, 0.01, 0.3):
+                r = m * (lo + frac * (hi - lo))
+                t, kept = _topk_fast._filter_root(a, lo, hi, r)
+                if np.isnan(t):
+                    continue
+                answered += 1
+                t_sort = _topk_fast._clip_root(a, lo, hi, r, 0.0, 0)
+                np.testing.assert_allclose(np.clip(a - t, lo, hi), np.clip(a - t_sort, lo, hi),
+                                           atol=1e-9 * max(1.0, np.abs(a).max()),
+                                           err_msg=f"{name} lo={lo} hi={hi} r={r}")
+                # every value outside the kept set is at its lower bound
+                assert kept >= np.count_nonzero(a - t > lo)
+    assert answered >= 20
+
+
+def test_filter_guess_failure_falls_back():
+    """A sample that sees only the large values overestimates the root: the exact check
+    rejects the guess and the projections still come out right."""
+    m = 10000
+    step = int(np.sqrt(m)) // 2  # the filter's sample stride for a budget of many values
+    a = np.zeros(m)
+    a[::step] = 10.0
+    lo, hi, r = 0.0, 1.0, 100.0  # half of the 200 tens must be off lo
+    t, _ = _topk_fast._filter_root(a, lo, hi, r)
+    assert np.isnan(t)
+    close(project_knapsack(a, lo, hi, r), ref.bisect_knapsack(a, lo, hi, r), a)
+    k = 100  # r = 1, u = 1/k: the same shape, scaled
+    x = project_topk_simplex(a, k, 1.0, 1.0)
+    gap_ok(x, a, "simplex", k=k, r=1.0, rho=1.0)
+    close(x, ref.bisect_topk(a, k, 1.0, 1.0), a)
+
+
+@SETTINGS
+@given(st.integers(120, 400), st.sampled_from(["normal", "ties", "shifted", "huge", "tiny"]),
+       st.integers(0, 2**32 - 1), st.sampled_from([1, 2, 7, 30]))
+def test_filter_path_property(m, kind, seed, k):
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=m)
+    if kind == "ties":
+        a = np.round(a)
+    elif kind == "shifted":
+        a += rng.uniform(-5, 5)
+    elif kind == "huge":
+        a[rng.integers(m)] = 1e5
+    elif kind == "tiny":
+        a *= 1e-7
+    x = project_topk_simplex(a, k, 1.0, 1.0)
+    gap_ok(x, a, "simplex", k=k, r=1.0, rho=1.0)
+    close(project_knapsack(a, 0.0, 1.0 / k, 1.0), ref.bisect_knapsack(a, 0.0, 1.0 / k, 1.0), a)
