@@ -46,6 +46,12 @@ cdef void lu_solve(double* A, double* x, Py_ssize_t m, Py_ssize_t* piv) noexcept
         x[k] = t / A[k * m + k]
 
 
+cdef inline void axpy(double a, const double* x, double* y, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        y[i] += a * x[i]
+
+
 cdef int active_set(const double* G, const double* b, const unsigned char* capped,
                     Py_ssize_t n, double C, double* z, double tol, Py_ssize_t max_iter,
                     double* lam_out, char* work) noexcept nogil:
@@ -71,17 +77,19 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
         if capped[i]:
             total += z[i]
     cap_active = any_capped and total >= C * (1 - 1e-15)
+    # the gradient G z - b, then kept up to date as z changes: O(n |F|) a step, not
+    # O(n^2) (G is symmetric, so its column j is its row j)
+    for i in range(n):
+        grad[i] = -b[i]
+    for j in range(n):
+        if z[j] != 0.0:
+            axpy(z[j], &G[j * n], grad, n)
     for it in range(max_iter):
         nf = 0
         for i in range(n):
             if is_free[i]:
                 F[nf] = i
                 nf += 1
-        for i in range(n):
-            s = -b[i]
-            for j in range(n):
-                s += G[i * n + j] * z[j]
-            grad[i] = s
         # Newton step on the free variables, Σ_{capped} z held fixed if the cap is active
         lam = 0.0
         e_any = False
@@ -150,8 +158,10 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
                     step, block_var, block_cap = max(room / rise, 0.0), -1, True
         for k in range(nf):
             z[F[k]] += step * p[k]
+            axpy(step * p[k], &G[F[k] * n], grad, n)
         at_optimum = block_var < 0 and not block_cap
         if block_var >= 0:
+            axpy(-z[block_var], &G[block_var * n], grad, n)
             z[block_var] = 0.0
             is_free[block_var] = False
         if block_cap:
@@ -159,6 +169,7 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
         total = 0.0
         for i in range(n):
             if z[i] < 0:
+                axpy(-z[i], &G[i * n], grad, n)
                 z[i] = 0.0
             if not isfinite(z[i]):
                 return UNBOUNDED
@@ -167,6 +178,7 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
         if cap_active and total > C:  # rounding of the KKT solve, when |b| >> C
             for i in range(n):
                 if capped[i]:
+                    axpy(z[i] * (C / total - 1.0), &G[i * n], grad, n)
                     z[i] *= C / total
     return MAX_ITER
 
