@@ -160,3 +160,26 @@ def _filter_root(const double[::1] a, double lo, double hi, double r):
         t = _tk_filter_root(&a[0], m, lo, hi, r, w, <Py_ssize_t*> (w + 2 * m), &nv, NULL)
     free(w)
     return t, nv
+
+
+def _bucket_root(const double[::1] a, double tl, double lo, double hi, double r):
+    """(status, t, p) of the bucketed kept-set root: the values above tl + lo are kept,
+    the others taken at lo; status 0: t is the root and p = sum (a - t - hi)_+,
+    1: F(tl) < 0, 2: declined (test hook)."""
+    cdef Py_ssize_t m = a.shape[0], nv = 0, i
+    cdef double* w = _work(m)
+    cdef double t = NAN, p = NAN, vmax = -INFINITY
+    cdef int status
+    for i in range(m):
+        if a[i] > tl + lo:
+            w[nv] = a[i]
+            vmax = a[i] if a[i] > vmax else vmax
+            nv += 1
+    if nv == 0:
+        free(w)
+        return 2, t, p
+    with nogil:
+        status = _tk_bucket_root(w, nv, m, tl, vmax, lo, hi, r, _tk_max_fix_iters(m), w + m,
+                                 &t, &p)
+    free(w)
+    return status, t, p

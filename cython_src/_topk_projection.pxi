@@ -14,7 +14,10 @@
 #   128 values or more where few values are off their lower bound first try
 #   _tk_filter_root: a strided sample guesses a lower bound of the root, one
 #   branch-free pass keeps only the values above it, and an exact check proves the
-#   bound. Otherwise (or if the check fails) long vectors get a root bracket from a
+#   bound; the root on the kept values comes from counting buckets of width
+#   (hi - lo)/q (_tk_bucket_root: F is exact at the bucket grid, so one scan brackets
+#   the root and only two buckets' values are solved on), or from variable fixing
+#   when few values were kept or the buckets decline. Otherwise (or if the check fails) long vectors get a root bracket from a
 #   sample, verified exactly, so one pass leaves only the values near the thresholds
 #   for variable fixing (expected linear time); after _tk_max_fix_iters() rounds
 #   fixing falls back to a sort of the remaining free values, so the worst case is
@@ -378,6 +381,142 @@ cdef inline double _tk_max2(double x, double y) noexcept nogil:
 
 cdef enum:
     _TK_FILTER_MIN_N = 128
+    _TK_NB = 128           # buckets of the kept-set root (_tk_bucket_root)
+    _TK_BUCKET_MIN_N = 48  # kept sets at least this long go through the buckets
+
+
+cdef int _tk_bucket_root(const double* v, Py_ssize_t nv, Py_ssize_t n, double tl,
+                         double vmax, double lo, double hi, double r, Py_ssize_t maxit,
+                         double* cw, double* t_out, double* p_out) noexcept nogil:
+    # Largest root t* of F(t) = sum_i clip(a_i - t, lo, hi) - r (hi > lo) over n values
+    # of which the n - nv dropped ones are <= tl + lo (at lo for every t >= tl) and
+    # v[0:nv] are the kept ones (> tl + lo), vmax >= max(v). Returns 1 if F(tl) < 0
+    # (t* < tl: the caller's guess failed), 2 if the root is beyond the buckets' reach
+    # (the caller solves otherwise), 0 with t* in t_out and, if p_out is not NULL,
+    # p = sum_i (a_i - t* - hi)_+ in p_out. cw: scratch of n doubles (nv <= n).
+    #
+    # One counting pass puts y = v - (tl + lo) > 0 into _TK_NB buckets of width
+    # h = (hi - lo)/q (the last one also takes every larger value), with counts, sums
+    # and a linked list per bucket. At the grid points t_i = tl + i*h both
+    # breakpoints t_i + lo and t_i + hi fall on bucket edges: buckets below i are at
+    # lo, buckets i .. i+q-1 are linear (clip(v - t_i) = v - t_i), the others at hi,
+    # so F(t_i) follows from the buckets (exactly while the last bucket is above
+    # i + q - 1). A scan with a sliding window finds the largest i with F(t_i) >= 0;
+    # on [t_i, t_i+1] only buckets i (leaving lo) and i + q (reaching hi) change
+    # state: their values are gathered from the lists and variable fixing solves on
+    # them, the buckets in between entering as a linear term. q is the largest for
+    # which the grid still covers every t < vmax - lo (the root is then always in
+    # reach); when even q = 1 does not, the grid covers [tl, tl + (_TK_NB - 2)(hi - lo)]
+    # and 2 may be returned. Sums are of y, not v: a large common shift costs nothing.
+    # nb = max(_TK_NB, nv/2) buckets (the root sits about (nv - r/(hi-lo))/density
+    # buckets above tl), within the scratch: nb sums, then nb counts, nb list heads
+    # and nv list links as ints.
+    cdef Py_ssize_t nb = nv // 2
+    cdef double* bs = cw
+    cdef int* bc
+    cdef int* head
+    cdef int* nxt
+    cdef Py_ssize_t i, j, q, imax, nc = 0, nhi, jc, jb, wl, wc, ch
+    cdef int e, l
+    cdef double d = hi - lo, o = tl + lo, y, h, invh, span, rr, f, ws, ws2, s, shi
+    cdef double zlin, sz = 0.0, top
+    cdef double cand[_TK_NB]
+    if nb < _TK_NB:
+        nb = _TK_NB
+    if nb > (n - nv // 2) // 2 - 2:
+        nb = (n - nv // 2) // 2 - 2
+    if nb < 16 or nv > 0x7fffffff:
+        return 2
+    bc = <int*> (cw + nb)
+    head = bc + nb
+    nxt = head + nb
+    top = <double> (nb - 1)
+    span = (vmax - o) / d  # t* < vmax - lo = tl + span*d
+    if span + 1.0 < 0.5 * top:
+        q = <Py_ssize_t> (top / (span + 1.0))  # then q*(span + 1) <= nb - 1
+    else:
+        q = 1
+    h = d / q
+    invh = q / d
+    # 0 < y*invh <= span*q (up to rounding): converted to an integer only when that
+    # is safely in range, then clamped as an integer (a select, not a branch)
+    if not (h > 0.0 and span * q < 1e9):
+        return 2
+    for j in range(nb):
+        bc[j] = 0
+        bs[j] = 0.0
+    for i in range(nv):
+        y = v[i] - o
+        j = <Py_ssize_t> (y * invh)
+        j = j if j < nb - 1 else nb - 1
+        bc[j] += 1
+        bs[j] += y
+        nxt[i] = head[j]  # (garbage when bucket j was empty: lists are read by count)
+        head[j] = <int> i
+    # F(t_0) = F(tl): window [0, q) linear, the rest at hi; lo is folded into rr
+    rr = r - n * lo
+    wc = 0
+    ws = 0.0
+    for j in range(q):
+        wc += bc[j]
+        ws += bs[j]
+    ch = nv - wc
+    f = ws + ch * d - rr
+    if not f >= 0.0:
+        return 1
+    imax = nb - 1 - q  # F(t_i) is exact for i <= imax
+    i = 0
+    while True:
+        if i >= imax:
+            return 2
+        ws2 = ws + (bs[i + q] - bs[i])
+        f = (ws2 - (<double> ((wc + bc[i + q] - bc[i]) * (i + 1))) * h
+             + (ch - bc[i + q]) * d - rr)
+        if not f >= 0.0:
+            break
+        wc += bc[i + q] - bc[i]
+        ch -= bc[i + q]
+        ws = ws2
+        i += 1
+    # t* in [t_i, t_i+1): buckets below i at lo, i+1 .. i+q-1 linear, above i+q at hi;
+    # gather buckets i and i + q as z = v - tl (too many, as with heavy ties: decline)
+    jc = i + q
+    if bc[i] + bc[jc] > _TK_NB:
+        return 2
+    wl = wc - bc[i]
+    nhi = ch - bc[jc]
+    zlin = (ws - bs[i]) + wl * lo
+    for e in range(2):
+        jb = i if e == 0 else jc
+        j = head[jb]
+        for l in range(bc[jb]):
+            y = (v[j] - o) + lo
+            cand[nc] = y
+            sz += y
+            nc += 1
+            j = nxt[j]
+    s = _tk_fix_root_sum(cand, nc, lo, hi, r - nhi * hi - (n - nc - wl - nhi) * lo - zlin,
+                         <double> wl, maxit, sz)
+    s = _tk_clamp(s, i * h, (i + 1) * h)
+    t_out[0] = tl + s
+    if p_out != NULL:
+        # sum (a_i - t - hi)_+: y - s - d over the buckets above i + q, and the
+        # gathered values (read again from the lists: the solve overwrote cand)
+        shi = 0.0
+        for j in range(jc + 1, nb):
+            shi += bs[j]
+        shi -= nhi * (s + d)
+        j = head[jc]
+        for l in range(bc[jc]):
+            y = (v[j] - o) - s - d
+            shi += y if y > 0.0 else 0.0
+            j = nxt[j]
+        p_out[0] = shi
+    return 0
+
+
+cdef inline double _tk_min2(double x, double y) noexcept nogil:
+    return x if x < y else y
 
 
 cdef double _tk_filter_root(const double* a, Py_ssize_t n, double lo, double hi, double r,
@@ -389,10 +528,11 @@ cdef double _tk_filter_root(const double* a, Py_ssize_t n, double lo, double hi,
     # with an inflated budget guesses tl <= t*; ONE branch-free pass keeps the values
     # above tl + lo in w[0:nv] (and their indices in idx[0:nv] if idx is not NULL): the
     # others sit at lo for every t >= tl. F(tl) >= 0, checked exactly on the kept
-    # values, proves t* >= tl, and the root is then solved on the kept values alone.
+    # values, proves t* >= tl, and the root is then solved on the kept values alone:
+    # by _tk_bucket_root when there are many, else by variable fixing on a copy.
     cdef Py_ssize_t i, j, nv = 0, ns, step
     cdef Py_ssize_t maxit = _tk_max_fix_iters(n)
-    cdef double f, c, rs, tl, thr, v, v1, flo, t
+    cdef double f, c, rs, tl, thr, v, v1, flo, t, vmax
     # ~sqrt(n) samples when at most ~sqrt(n)/2 values need to be off lo, twice as
     # many otherwise (tuned by measurement at n = 1e3: the sample solve against the
     # size of the kept set)
@@ -421,16 +561,24 @@ cdef double _tk_filter_root(const double* a, Py_ssize_t n, double lo, double hi,
     if 2 * nv > ns:
         return NAN
     # blocks of 8 whose maximum is at most thr (most of them) are skipped whole
+    # (vmax: the largest kept value, from the block maxima)
     nv = 0
     i = 0
+    vmax = -INFINITY
     while i < n:
         j = i + 8 if i + 8 <= n else n
         if j - i == 8:
             v = _tk_max2(_tk_max2(a[i], a[i + 1]), _tk_max2(a[i + 2], a[i + 3]))
             v1 = _tk_max2(_tk_max2(a[i + 4], a[i + 5]), _tk_max2(a[i + 6], a[i + 7]))
-            if not _tk_max2(v, v1) > thr:
+            v = _tk_max2(v, v1)
+            if not v > thr:
                 i = j
                 continue
+        else:
+            v = a[i]
+            for ns in range(i + 1, j):
+                v = _tk_max2(v, a[ns])
+        vmax = _tk_max2(vmax, v)
         if idx != NULL:
             while i < j:
                 v = a[i]
@@ -444,6 +592,13 @@ cdef double _tk_filter_root(const double* a, Py_ssize_t n, double lo, double hi,
                 w[nv] = v
                 nv += <Py_ssize_t> (v > thr)
                 i += 1
+    if nv >= _TK_BUCKET_MIN_N:
+        j = _tk_bucket_root(w, nv, n, tl, vmax, lo, hi, r, maxit, w + n, &t, p_out)
+        if j == 0:
+            nv_out[0] = nv
+            return t
+        if j == 1:
+            return NAN
     # check F(tl) >= 0; copy the kept values for the solve (which overwrites them)
     flo = (n - nv) * lo - r
     c = 0.0

@@ -431,3 +431,112 @@ def test_filter_path_property(m, kind, seed, k):
     x = project_topk_simplex(a, k, 1.0, 1.0)
     gap_ok(x, a, "simplex", k=k, r=1.0, rho=1.0)
     close(project_knapsack(a, 0.0, 1.0 / k, 1.0), ref.bisect_knapsack(a, 0.0, 1.0 / k, 1.0), a)
+
+
+# --------------------------------------- bucketed root on the filter's kept values
+def _bucket_inputs(rng, m):
+    z = rng.normal(size=m)
+    return {"normal": z, "ties": np.round(z * 2) / 2, "shifted": z + 1e6, "tiny": 1e-9 * z,
+            "huge": np.where(np.arange(m) == 0, 1e6, z), "cauchy": rng.standard_cauchy(m),
+            "exp": rng.exponential(size=m), "sorted": np.sort(z), "arange": np.arange(m) * 1.0}
+
+
+def _check_bucket_root(a, tl, lo, hi, r):
+    """Run the hook; when it answers, compare with the sorted root. Returns the status."""
+    status, t, p = _topk_fast._bucket_root(a, tl, lo, hi, r)
+    scale = max(1.0, float(np.abs(a).max()))
+    if status == 0:
+        t_sort = _topk_fast._clip_root(a, lo, hi, r, 0.0, 0)
+        np.testing.assert_allclose(np.clip(a - t, lo, hi), np.clip(a - t_sort, lo, hi),
+                                   atol=1e-9 * scale, err_msg=f"lo={lo} hi={hi} r={r} tl={tl}")
+        assert p == pytest.approx(np.maximum(a - t - hi, 0.0).sum(), abs=1e-9 * scale * a.size)
+    elif status == 1:  # only when the guess is above the root: F(tl) < 0
+        assert np.clip(a - tl, lo, hi).sum() - r <= 1e-9 * scale * a.size
+    return status
+
+
+@pytest.mark.parametrize("m", [60, 128, 1000, 6000])
+def test_bucket_root_hook_vs_sorted(m):
+    """Guesses tl at, below and above the root, for several box widths (q = 1 and q > 1)."""
+    rng = np.random.default_rng(m + 2)
+    seen = set()
+    for name, a in _bucket_inputs(rng, m).items():
+        for lo, hi in ((0.0, 1.0), (0.0, 0.01), (-1.0, 2.0), (0.3, 0.3 + 1e-3)):
+            for frac in (0.01, 0.1, 0.4):
+                r = m * (lo + frac * (hi - lo))
+                t_sort = _topk_fast._clip_root(a, lo, hi, r, 0.0, 0)
+                for delta in (0.0, 0.5, 3.0, 50.0, -0.5):
+                    seen.add(_check_bucket_root(a, t_sort - delta * (hi - lo), lo, hi, r))
+    assert seen == {0, 1, 2}
+
+
+def test_bucket_root_declines_and_filter_falls_back():
+    """The two ways the bucketed root declines (root beyond the grid, too many values
+    in the two buckets that change state), through the hook and through the filter."""
+    m, k = 1000, 100  # u = 0.01, spacing 1: the grid (q = 1) reaches tl + 1.26 only
+    a = np.arange(m) * 1.0
+    t_sort = _topk_fast._clip_root(a, 0.0, 0.01, 1.0, 0.0, 0)
+    assert _check_bucket_root(a, t_sort - 100.0, 0.0, 0.01, 1.0) == 2
+    assert _check_bucket_root(a, t_sort - 1.0, 0.0, 0.01, 1.0) == 0
+    near = np.full(m, -3.0)
+    near[:99] = 5.0  # at the bound; the last 1% of the budget is shared by 150 values
+    near[99:249] = 1.0 + 1e-4 * np.linspace(0.0, 1.0, 150)  # in one bucket, leaving lo
+    t_sort = _topk_fast._clip_root(near, 0.0, 0.01, 1.0, 0.0, 0)
+    for delta in (0.5, 0.001):
+        assert _check_bucket_root(near, t_sort - delta, 0.0, 0.01, 1.0) == 2
+    t, kept = _topk_fast._filter_root(near, 0.0, 0.01, 1.0)
+    assert kept == 249 and t == pytest.approx(t_sort, abs=1e-12)
+    for b in (a, near, np.random.default_rng(3).permutation(a)):
+        x = project_topk_simplex(b, k, 1.0, 1.0)
+        close(x, ref.bisect_topk(b, k, 1.0, 1.0), b)
+        gap_ok(x, b, "simplex", k=k, r=1.0, rho=1.0)
+        close(project_knapsack(b, 0.0, 0.01, 1.0), ref.bisect_knapsack(b, 0.0, 0.01, 1.0), b)
+
+
+def test_filter_kept_sizes_around_bucket_threshold():
+    """Kept sets just below and above 48 values (variable fixing / buckets) agree with the
+    sorted root."""
+    rng = np.random.default_rng(17)
+    kept_sizes = []
+    for m in (128, 129, 200, 400, 1000):
+        for c in range(8, 40, 3):  # about c values off their lower bound
+            for a in (rng.normal(size=m), rng.normal(size=m) + 3.0, np.round(rng.normal(size=m), 1)):
+                lo, hi = 0.0, 1.0 / c
+                t, kept = _topk_fast._filter_root(a, lo, hi, 1.0)
+                if np.isnan(t):
+                    continue
+                kept_sizes.append(kept)
+                t_sort = _topk_fast._clip_root(a, lo, hi, 1.0, 0.0, 0)
+                np.testing.assert_allclose(np.clip(a - t, lo, hi), np.clip(a - t_sort, lo, hi),
+                                           atol=1e-9 * max(1.0, np.abs(a).max()))
+                x = project_topk_simplex(a, c, 1.0, 1.0)
+                gap_ok(x, a, "simplex", k=c, r=1.0, rho=1.0)
+    kept_sizes = np.array(kept_sizes)
+    assert np.any((kept_sizes >= 40) & (kept_sizes < 48))
+    assert np.any((kept_sizes >= 48) & (kept_sizes < 56))
+
+
+@SETTINGS
+@given(st.integers(48, 3000), st.sampled_from(["normal", "ties", "shifted", "huge", "tiny",
+                                               "cauchy", "two-level"]),
+       st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.3, 3.0, 30.0]),
+       st.sampled_from([(0.0, 1.0), (0.0, 1e-3), (-0.5, 0.5)]), st.sampled_from([0.01, 0.2]))
+def test_bucket_root_property(m, kind, seed, delta, box, frac):
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=m)
+    if kind == "ties":
+        a = np.round(a, 1)
+    elif kind == "shifted":
+        a += rng.uniform(-1e4, 1e4)
+    elif kind == "huge":
+        a[rng.integers(m)] = 1e7
+    elif kind == "tiny":
+        a *= 1e-8
+    elif kind == "cauchy":
+        a = rng.standard_cauchy(m)
+    elif kind == "two-level":
+        a = np.where(rng.random(m) < 0.2, 1.0, -1.0)
+    lo, hi = box
+    r = m * (lo + frac * (hi - lo))
+    t_sort = _topk_fast._clip_root(a, lo, hi, r, 0.0, 0)
+    _check_bucket_root(a, t_sort - delta * (hi - lo), lo, hi, r)
