@@ -16,6 +16,15 @@ HERE = Path(__file__).parent
 DEBUG = os.environ.get("SVMRANK_DEBUG_CHECKS", "0") not in ("", "0")
 ONLY = {n for n in os.environ.get("SVMRANK_ONLY", "").split(",") if n}
 
+# The generated C and the compiled kernels carry the mode (directives, -O3 or -O0 -g):
+# when it changes since the last build here, everything is regenerated and recompiled
+# (timestamps alone would keep the other mode's files).
+MODE = "debug" if DEBUG else "release"
+MODE_FILE = HERE / "build" / "svmrank-kernel-mode"
+FORCE = not MODE_FILE.exists() or MODE_FILE.read_text() != MODE
+MODE_FILE.parent.mkdir(exist_ok=True)
+MODE_FILE.write_text(MODE)
+
 directives = {
     "language_level": 3,
     "boundscheck": DEBUG,
@@ -42,6 +51,7 @@ setup(
         extensions,
         compiler_directives=directives,
         include_path=["cython_src"],
-        force=DEBUG,
+        force=FORCE,
     ),
+    options={"build_ext": {"force": FORCE}},
 )
