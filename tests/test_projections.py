@@ -414,20 +414,31 @@ def test_filter_guess_failure_falls_back():
     close(x, ref.bisect_topk(a, k, 1.0, 1.0), a)
 
 
+def _adversarial(rng, m, kind):
+    """N(0,1) scores made adversarial: ties, a large shift, one huge value, tiny values,
+    heavy tails or two levels."""
+    a = rng.normal(size=m)
+    if kind == "ties":
+        a = np.round(a, 1)
+    elif kind == "shifted":
+        a += rng.uniform(-1e4, 1e4)
+    elif kind == "huge":
+        a[rng.integers(m)] = 1e7
+    elif kind == "tiny":
+        a *= 1e-8
+    elif kind == "cauchy":
+        a = rng.standard_cauchy(m)
+    elif kind == "two-level":
+        a = np.where(rng.random(m) < 0.2, 1.0, -1.0)
+    return a
+
+
 @SETTINGS
 @given(st.integers(120, 400), st.sampled_from(["normal", "ties", "shifted", "huge", "tiny"]),
        st.integers(0, 2**32 - 1), st.sampled_from([1, 2, 7, 30]))
 def test_filter_path_property(m, kind, seed, k):
     rng = np.random.default_rng(seed)
-    a = rng.normal(size=m)
-    if kind == "ties":
-        a = np.round(a)
-    elif kind == "shifted":
-        a += rng.uniform(-5, 5)
-    elif kind == "huge":
-        a[rng.integers(m)] = 1e5
-    elif kind == "tiny":
-        a *= 1e-7
+    a = _adversarial(rng, m, kind)
     x = project_topk_simplex(a, k, 1.0, 1.0)
     gap_ok(x, a, "simplex", k=k, r=1.0, rho=1.0)
     close(project_knapsack(a, 0.0, 1.0 / k, 1.0), ref.bisect_knapsack(a, 0.0, 1.0 / k, 1.0), a)
@@ -523,19 +534,7 @@ def test_filter_kept_sizes_around_bucket_threshold():
        st.sampled_from([(0.0, 1.0), (0.0, 1e-3), (-0.5, 0.5)]), st.sampled_from([0.01, 0.2]))
 def test_bucket_root_property(m, kind, seed, delta, box, frac):
     rng = np.random.default_rng(seed)
-    a = rng.normal(size=m)
-    if kind == "ties":
-        a = np.round(a, 1)
-    elif kind == "shifted":
-        a += rng.uniform(-1e4, 1e4)
-    elif kind == "huge":
-        a[rng.integers(m)] = 1e7
-    elif kind == "tiny":
-        a *= 1e-8
-    elif kind == "cauchy":
-        a = rng.standard_cauchy(m)
-    elif kind == "two-level":
-        a = np.where(rng.random(m) < 0.2, 1.0, -1.0)
+    a = _adversarial(rng, m, kind)
     lo, hi = box
     r = m * (lo + frac * (hi - lo))
     t_sort = _topk_fast._clip_root(a, lo, hi, r, 0.0, 0)
