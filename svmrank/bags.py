@@ -280,13 +280,13 @@ def _data_lines(path):
     return np.asarray(lines, dtype=np.int64)
 
 
-def load_bags(path, n_features=None, ignore_extra_features=False):
+def load_bags(path, n_features=None, ignore_extra_features=False, max_index=None):
     """Load a multiple-instance SVMlight file (one candidate per line, ``qid`` = bag id).
 
     Parameters
     ----------
     path : str or path-like
-    n_features, ignore_extra_features : optional
+    n_features, ignore_extra_features, max_index : optional
         Passed on to :func:`svmrank.io.svmlight.load_svmlight`.
 
     Returns
@@ -303,7 +303,8 @@ def load_bags(path, n_features=None, ignore_extra_features=False):
     bag) are ``ValueError`` naming the file, the bag and the 1-based line.
     """
     X, y, qid, comments = load_svmlight(path, n_features=n_features, return_comments=True,
-                                        ignore_extra_features=ignore_extra_features)
+                                        ignore_extra_features=ignore_extra_features,
+                                        max_index=max_index)
     source = str(path)
     if qid is None:
         raise ValueError(f"{source}: a bag file needs qid:<bag id> on every line")

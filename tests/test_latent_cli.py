@@ -44,6 +44,10 @@ def test_latent_errors_name_the_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "bag 1 is not contiguous: it reappears at line 3" in err
     assert ap_learn.main(["--latent", "-l", "roc", str(path), str(tmp_path / "m")]) == 2
+    path.write_text("1 qid:1 1:1\n-1 qid:2 2000000000:2\n")
+    assert ap_learn.main(["--latent", str(path), str(tmp_path / "m")]) == 1
+    assert f"{path}:2: expected a feature index <= 16777216" in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()
 
 
 def test_latent_options_reach_the_estimators(tmp_path, bag_file):

@@ -193,10 +193,7 @@ def learn(argv):
     check_writable(args.model_file, inputs=(args.example_file,))  # before training
     start = time.perf_counter()
     if args.latent:
-        X, y, qid, known = load_bags(args.example_file)
-        if X.shape[1] > MAX_TRAIN_FEATURES:
-            raise ValueError(f"{args.example_file}: feature index {X.shape[1]} exceeds "
-                             f"{MAX_TRAIN_FEATURES}, the largest index svmrank trains on")
+        X, y, qid, known = load_bags(args.example_file, max_index=MAX_TRAIN_FEATURES)
     elif args.model and args.groups not in (None, "qid"):  # group keys in the comments
         X, y, qid, comments = load_svmlight(args.example_file, return_comments=True,
                                             max_index=MAX_TRAIN_FEATURES)
