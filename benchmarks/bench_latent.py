@@ -292,7 +292,7 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="tiny grids, for a smoke run")
     p.add_argument("--skip", nargs="*", default=[], choices=["mil", "supervision", "inference"])
     args = p.parse_args(argv)
-    args.C = [1e-4, 1e-3, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
+    args.C = [1e-4, 1e-3, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 1e4]
     args.c = [0.0, 0.2]
     args.levels = [100, 75, 50, 25, 0]
     args.synthetic_bags = 300

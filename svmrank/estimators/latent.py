@@ -53,10 +53,12 @@ class _LatentEstimator(BaseEstimator, LinearScorerMixin):
         solves = []
 
         def solve(state, w):
-            # cold start: with an empty working set, the learner's stopping test
-            # (violation <= working-set slack + ε) is only valid from w = 0
+            # warm start at the previous iterate: the line-search learner keeps its best
+            # point, whose objective starts at the true objective there (Prop. 2), so a
+            # solve never ends above the previous one and CCCP's decrease is measured
+            # exactly, whatever the inner tolerance ε
             problem.set_state(state)
-            res = cutting_plane(problem, C, eps, max_iter=max_iter)
+            res = cutting_plane(problem, C, eps, max_iter=max_iter, w0=w, line_search=True)
             solves.append(res)
             return res.w, res.primal_objective
 

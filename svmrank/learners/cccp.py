@@ -8,7 +8,8 @@ functions. ``impute(w)`` returns the latent state that minimises the objective a
 variables fixed to ``state`` (step 4), warm-started at w, and returns the new parameters
 with the convex objective's value there. Since the convex problem at ``state_t`` upper
 bounds the true objective and touches it at ``w_t``, the recorded objectives are
-non-increasing as long as the convex solves are exact.
+non-increasing when the convex solves are exact, or when each starts at ``w_t`` and
+never returns a point worse than its start (the latent estimators' solves do both).
 """
 import sys
 import warnings
@@ -85,7 +86,8 @@ def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, 
 
     The loop also stops when imputation returns the state just solved with (the next
     convex problem would be the same one). If a solve ends above the previous objective
-    (possible when the convex solver is only ε-accurate), the previous solution is kept.
+    (possible when a solve is cold-started and only ε-accurate, or its inference is
+    approximate, as latent SSVM's), the previous solution is kept and the loop stops.
     """
     if state0 is None and w0 is None:
         raise ValueError("cccp: give an initial state (state0) or initial parameters (w0)")
