@@ -73,14 +73,23 @@ def main(argv=None):
     t0 = time.perf_counter()
     w = sgd(X, y, args.C, args.epochs, args.batch, args.step, args.seed, args.torch)
     t_sgd = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    model = APSVM(C=args.C, epsilon=1e-3).fit(X, y)
-    t_svm = time.perf_counter() - t0
-    ap_sgd = average_precision(yt > 0, Xt @ w)
-    ap_svm = average_precision(yt > 0, model.decision_function(Xt))
-    print(f"w8a test AP: SGD on the structured hinge {ap_sgd:.4f} ({t_sgd:.1f}s), "
-          f"APSVM(C={args.C:g}) {ap_svm:.4f} ({t_svm:.1f}s); difference {ap_sgd - ap_svm:+.4f}")
 
+    def objective(v):
+        """λ/2‖v‖² + J(Xv) scaled by C: APSVM's primal objective ½‖v‖² + C ξ."""
+        return 0.5 * float(v @ v) + args.C * structured_hinge(X @ v, y > 0, loss="ap")[0]
+
+    print(f"w8a, C = {args.C:g}: test AP and primal objective ½‖w‖² + C ξ (the problem both solve)")
+    print(f"  SGD on the structured hinge: test AP {average_precision(yt > 0, Xt @ w):.4f}, "
+          f"objective {objective(w):.4f} ({t_sgd:.1f}s)")
+    # APSVM stops within C·ε of the optimum; near-optimal solutions differ in test AP,
+    # so the optimum itself (ε = 1e-6) is the reference as well as the default ε
+    for eps in (1e-3, 1e-6):
+        t0 = time.perf_counter()
+        model = APSVM(C=args.C, epsilon=eps).fit(X, y)
+        print(f"  APSVM(epsilon={eps:g}): test AP "
+              f"{average_precision(yt > 0, model.decision_function(Xt)):.4f}, objective "
+              f"{objective(model.coef_.ravel()):.4f} (duality gap "
+              f"{model.result_.duality_gap:.2g}; {time.perf_counter() - t0:.1f}s)")
 
 if __name__ == "__main__":
     main()
