@@ -82,8 +82,8 @@ def main(argv=None):
     print(f"  SGD on the structured hinge: test AP {average_precision(yt > 0, Xt @ w):.4f}, "
           f"objective {objective(w):.4f} ({t_sgd:.1f}s)")
     # APSVM stops within C·ε of the optimum; near-optimal solutions differ in test AP,
-    # so the optimum itself (ε = 1e-6) is the reference as well as the default ε
-    for eps in (1e-3, 1e-6):
+    # so tighter solutions (ε = 1e-6: the optimum) are shown beside the default ε
+    for eps in (1e-3, 1e-4, 1e-6):
         t0 = time.perf_counter()
         model = APSVM(C=args.C, epsilon=eps).fit(X, y)
         print(f"  APSVM(epsilon={eps:g}): test AP "
