@@ -23,6 +23,21 @@ def shared_file_or_exit(*parts):
     return path
 
 
+def cv_score(make, X, y, measure=None, n_folds=3, seed=0):
+    """Mean of ``measure(y_test, model.decision_function(X_test))`` (default: AP) over
+    ``n_folds`` folds of one seeded random split, each model from ``make()`` fitted on
+    the other folds (single-query data)."""
+    from svmrank.metrics import average_precision
+    measure = average_precision if measure is None else measure
+    fold = np.random.default_rng(seed).permutation(X.shape[0]) % n_folds
+    scores = []
+    for k in range(n_folds):
+        tr, te = fold != k, fold == k
+        model = make().fit(X[tr], y[tr])
+        scores.append(measure(y[te], model.decision_function(X[te])))
+    return float(np.mean(scores))
+
+
 def best_time(fn, repeat=5, min_time=0.2):
     """Best wall-clock time of one call of ``fn`` over ``repeat`` rounds; a round runs
     ``fn`` as often as needed to last ``min_time`` seconds (so fast calls are not noise)."""

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from _common import machine_line, print_table, shared_file_or_exit
+from _common import cv_score, machine_line, print_table, shared_file_or_exit
 from svmrank import APSVM
 from svmrank.io import load_svmlight
 from svmrank.metrics import average_precision
@@ -25,18 +25,6 @@ except ImportError:  # pragma: no cover - benchmark-only dependency
 APSVM_GRID = [1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6]
 LINEARSVC_GRID = [0.01, 0.03, 0.1, 0.3, 1.0]
 EPSILON = 1e-3
-
-
-def cv_ap(make, X, y, n_folds=3, seed=0):
-    """Mean AP over stratified-by-shuffle folds."""
-    rng = np.random.default_rng(seed)
-    fold = rng.permutation(X.shape[0]) % n_folds
-    scores = []
-    for k in range(n_folds):
-        tr, te = fold != k, fold == k
-        model = make().fit(X[tr], y[tr])
-        scores.append(average_precision(y[te], model.decision_function(X[te])))
-    return float(np.mean(scores))
 
 
 def best_fit_time(make, X, y, repeat):
@@ -62,7 +50,7 @@ def main():
     }
     rows, fit_times = [], {}
     for name, (grid, factory) in makers.items():
-        cv = {C: cv_ap(factory(C), X, y) for C in grid}
+        cv = {C: cv_score(factory(C), X, y) for C in grid}
         C_best = max(cv, key=cv.get)
         fit_time, model = best_fit_time(factory(C_best), X, y, args.repeat)
         fit_times[name] = fit_time
