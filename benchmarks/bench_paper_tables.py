@@ -127,7 +127,7 @@ def section_training(datasets, cv_C=False):
         if cv_C and q is not None:
             print(f"\n{name}: --cv-C is for single-query data; skipped")
             continue
-        C_of = cv_chosen_C(X, y) if cv_C else {label: C[name] for label, _ in CV_MODELS.items()}
+        C_of = cv_chosen_C(X, y) if cv_C else dict.fromkeys(CV_MODELS, C[name])
         rows = []
         for label, loss, method in CONFIGS:
             with warnings.catch_warnings():

@@ -91,5 +91,6 @@ def main(argv=None):
               f"{objective(model.coef_.ravel()):.4f} (duality gap "
               f"{model.result_.duality_gap:.2g}; {time.perf_counter() - t0:.1f}s)")
 
+
 if __name__ == "__main__":
     main()
