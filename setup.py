@@ -3,14 +3,20 @@
 Compiler directives are set here, once. Set SVMRANK_DEBUG_CHECKS=1 to build the
 kernels with bounds checking, wraparound and initialisation checks turned back on
 (for a debug test run). SVMRANK_ONLY=_a_fast,_b_fast builds only the named kernels
-(handy for in-place development builds).
+(handy for in-place development builds). Kernels that use ``prange`` are compiled with
+OpenMP when the compiler accepts -fopenmp (checked once here); SVMRANK_OPENMP=0 builds
+them serial.
 """
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools._distutils.ccompiler import new_compiler
+from setuptools._distutils.errors import CompileError, LinkError
+from setuptools._distutils.sysconfig import customize_compiler
 
 HERE = Path(__file__).parent
 DEBUG = os.environ.get("SVMRANK_DEBUG_CHECKS", "0") not in ("", "0")
@@ -34,17 +40,41 @@ directives = {
     "nonecheck": DEBUG,
 }
 
-extensions = [
-    Extension(
+
+def openmp_flags():
+    """["-fopenmp"] when the C compiler builds and links an OpenMP program, else []."""
+    if os.environ.get("SVMRANK_OPENMP", "1") in ("", "0"):
+        return []
+    compiler = new_compiler()
+    customize_compiler(compiler)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "omp_check.c"
+        src.write_text("#include <omp.h>\nint main(void) { return omp_get_max_threads() < 1; }\n")
+        try:
+            objects = compiler.compile([str(src)], output_dir=tmp, extra_postargs=["-fopenmp"])
+            compiler.link_executable(objects, str(Path(tmp) / "omp_check"),
+                                     extra_postargs=["-fopenmp"])
+        except (CompileError, LinkError):
+            return []
+    return ["-fopenmp"]
+
+
+def extension(pyx, omp):
+    uses_omp = omp and "prange" in pyx.read_text()
+    return Extension(
         f"svmrank.{pyx.stem}",
         [str(pyx.relative_to(HERE))],
         include_dirs=[np.get_include(), "cython_src"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3"] if not DEBUG else ["-O0", "-g"],
+        extra_compile_args=(["-O3"] if not DEBUG else ["-O0", "-g"]) + (omp if uses_omp else []),
+        extra_link_args=omp if uses_omp else [],
     )
-    for pyx in sorted((HERE / "cython_src").glob("_*_fast.pyx"))
-    if not ONLY or pyx.stem in ONLY
-]
+
+
+OMP = openmp_flags()
+extensions = [extension(pyx, OMP)
+              for pyx in sorted((HERE / "cython_src").glob("_*_fast.pyx"))
+              if not ONLY or pyx.stem in ONLY]
 
 setup(
     ext_modules=cythonize(

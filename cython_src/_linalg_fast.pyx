@@ -1,17 +1,99 @@
-# Sparse products of the cutting-plane problems. X^T d over the rows of a CSR matrix
-# whose coefficient d_i is non-zero: once w is good most samples keep their ground-truth
-# coefficient (d_i = 0), so the product touches only the rows that moved.
-# Reference: scipy's X.T @ d (tests/test_linalg_kernel.py).
+# Sparse products of the cutting-plane problems, on every core when the matrix is large
+# (OpenMP; without it the loops run serially). X w gives each row to one thread, so its
+# result does not depend on the thread count. X^T d reads only the rows whose d_i is
+# non-zero (once w is good most samples keep their ground-truth coefficient) and sums
+# them in CHUNKS fixed blocks of rows, each into its own copy of the output, added in
+# block order at the end: the same result on any number of threads.
+# Reference: scipy's X @ w and X.T @ d (tests/test_linalg_kernel.py).
+from cython.parallel cimport prange
+from libc.stdlib cimport calloc, free
+
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #include <omp.h>
+    static int svmrank_max_threads(void) { return omp_get_max_threads(); }
+    #else
+    static int svmrank_max_threads(void) { return 1; }
+    #endif
+    """
+    int svmrank_max_threads() noexcept nogil
+
+cdef enum:
+    CHUNKS = 8
+    PARALLEL_MIN_NNZ = 1 << 16  # below this a product takes a few microseconds: one thread
+
+
+def max_threads():
+    """Threads an OpenMP loop would use here (1 when built without OpenMP)."""
+    return svmrank_max_threads()
+
+
+cdef int threads_for(Py_ssize_t nnz, int n_threads) noexcept nogil:
+    if n_threads > 0:
+        return n_threads
+    return svmrank_max_threads() if nnz >= PARALLEL_MIN_NNZ else 1
+
+
+def csr_matvec(const int[::1] indptr, const int[::1] indices, const double[::1] data,
+               const double[::1] w, double[::1] out, int n_threads=0):
+    """out = X w for CSR X (``out`` has one entry per row). n_threads = 0: all cores
+    for a large X, one for a small one."""
+    cdef Py_ssize_t i, k, end, n = out.shape[0]
+    cdef double s0, s1
+    cdef int t = threads_for(indices.shape[0], n_threads)
+    with nogil:
+        for i in prange(n, num_threads=t, schedule="static"):
+            s0 = 0.0
+            s1 = 0.0
+            k = indptr[i]
+            end = indptr[i + 1]
+            while k + 1 < end:  # two sums: the additions of a row overlap
+                s0 = s0 + data[k] * w[indices[k]]
+                s1 = s1 + data[k + 1] * w[indices[k + 1]]
+                k = k + 2
+            if k < end:
+                s0 = s0 + data[k] * w[indices[k]]
+            out[i] = s0 + s1
+
+
+cdef void rmatvec_rows(const int* indptr, const int* indices, const double* data,
+                       const double* d, Py_ssize_t lo, Py_ssize_t hi,
+                       double* out) noexcept nogil:
+    cdef Py_ssize_t i, k
+    cdef double di
+    for i in range(lo, hi):
+        di = d[i]
+        if di != 0.0:
+            for k in range(indptr[i], indptr[i + 1]):
+                out[indices[k]] += data[k] * di
 
 
 def csr_rmatvec(const int[::1] indptr, const int[::1] indices, const double[::1] data,
-                const double[::1] d, double[::1] out):
-    """out += X^T d for CSR X (n rows; ``out`` has one entry per column)."""
-    cdef Py_ssize_t i, k, n = d.shape[0]
-    cdef double di
+                const double[::1] d, double[::1] out, int n_threads=0):
+    """out += X^T d for CSR X (n rows; ``out`` has one entry per column). The blocks when
+    X is large and has few columns (at most nnz / CHUNKS), else one plain pass;
+    n_threads > 1 forces the blocks. n_threads = 0: all cores for a large X."""
+    cdef Py_ssize_t n = d.shape[0], m = out.shape[0], nnz = indices.shape[0], c, f, size
+    cdef int t = threads_for(nnz, n_threads)
+    cdef bint blocks = n_threads > 1 or (nnz >= PARALLEL_MIN_NNZ and m * CHUNKS <= nnz)
+    cdef double* acc
+    if n == 0 or m == 0:
+        return
+    if not blocks:
+        with nogil:
+            rmatvec_rows(&indptr[0], &indices[0] if nnz else NULL, &data[0] if nnz else NULL,
+                         &d[0], 0, n, &out[0])
+        return
+    acc = <double*> calloc(CHUNKS * m, sizeof(double))
+    if acc == NULL:
+        raise MemoryError()
+    size = (n + CHUNKS - 1) // CHUNKS
     with nogil:
-        for i in range(n):
-            di = d[i]
-            if di != 0.0:
-                for k in range(indptr[i], indptr[i + 1]):
-                    out[indices[k]] += data[k] * di
+        for c in prange(CHUNKS, num_threads=t, schedule="static"):
+            rmatvec_rows(&indptr[0], &indices[0] if nnz else NULL, &data[0] if nnz else NULL,
+                         &d[0], min(n, c * size), min(n, (c + 1) * size), acc + c * m)
+        for c in range(CHUNKS):
+            for f in range(m):
+                out[f] += acc[c * m + f]
+    free(acc)

@@ -1,30 +1,78 @@
-"""The sparse transpose product of the problems against scipy's."""
+"""The sparse products of the problems (kernel ``svmrank._linalg_fast``) against scipy's."""
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from svmrank import _linalg_fast
 from svmrank._validation import check_matrix
-from svmrank.problems._products import transpose_product
+from svmrank.problems._products import matrix_product, transpose_product
+
+
+def _random_csr(rng, n, d, density, scale):
+    return check_matrix(sp.random(n, d, density=density, random_state=rng, format="csr") * scale
+                        if density else sp.csr_matrix((n, d)))
+
+
+def _close(got, expected, X, v):
+    np.testing.assert_allclose(got, expected, rtol=1e-12,
+                               atol=1e-12 * np.abs(X.data).max(initial=0) * np.abs(v).max(initial=0))
 
 
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), d=st.integers(1, 30),
        density=st.sampled_from([0.0, 0.1, 0.5, 1.0]), d_density=st.sampled_from([0.0, 0.2, 1.0]),
-       scale=st.sampled_from([1e-300, 1.0, 1e150]))
-def test_matches_scipy(seed, n, d, density, d_density, scale):
+       scale=st.sampled_from([1e-300, 1.0, 1e150]), threads=st.sampled_from([0, 1, 2, 3]))
+def test_matches_scipy(seed, n, d, density, d_density, scale, threads):
     """Random CSR matrices with empty rows and columns, zero or sparse d, tiny and huge
-    values."""
+    values; threads > 1 forces the blocked, threaded Xᵀd (more threads or blocks than rows
+    included)."""
     rng = np.random.default_rng(seed)
-    X = check_matrix(sp.random(n, d, density=density, random_state=rng, format="csr") * scale
-                     if density else sp.csr_matrix((n, d)))
+    X = _random_csr(rng, n, d, density, scale)
     v = rng.normal(size=n) * (rng.random(n) < d_density)
-    expected = np.asarray(X.T @ v).ravel()
-    np.testing.assert_allclose(transpose_product(X, v), expected, rtol=1e-12,
-                               atol=1e-12 * np.abs(X.data).max(initial=0) * np.abs(v).max(initial=0))
+    w = rng.normal(size=d)
+    out = np.zeros(d)
+    _linalg_fast.csr_rmatvec(X.indptr, X.indices, X.data, v, out, threads)
+    _close(out, np.asarray(X.T @ v).ravel(), X, v)
+    out = np.full(n, np.nan)
+    _linalg_fast.csr_matvec(X.indptr, X.indices, X.data, w, out, threads)
+    _close(out, X @ w, X, w)
+    _close(transpose_product(X, v), np.asarray(X.T @ v).ravel(), X, v)
+    _close(matrix_product(X, w), X @ w, X, w)
 
 
-def test_int64_indices_fall_back_to_scipy():
+def test_large_products_do_not_depend_on_the_thread_count():
+    """Above the size where all cores are used, the result is the same on 1, 2 or 3 threads."""
+    rng = np.random.default_rng(0)
+    X = _random_csr(rng, 20000, 50, 0.2, 1.0)
+    assert X.nnz >= 1 << 16
+    v, w = rng.normal(size=20000), rng.normal(size=50)
+    outs, scores = [], []
+    for threads in (1, 2, 3):
+        out = np.zeros(50)
+        _linalg_fast.csr_rmatvec(X.indptr, X.indices, X.data, v, out, threads)
+        outs.append(out)
+        s = np.empty(20000)
+        _linalg_fast.csr_matvec(X.indptr, X.indices, X.data, w, s, threads)
+        scores.append(s)
+    for out, s in zip(outs[1:], scores[1:]):
+        np.testing.assert_array_equal(out, outs[0])
+        np.testing.assert_array_equal(s, scores[0])
+    np.testing.assert_array_equal(transpose_product(X, v), outs[0])  # automatic: blocked too
+    _close(outs[0], X.T @ v, X, v)
+    _close(scores[0], X @ w, X, w)
+
+
+def test_max_threads_is_positive():
+    assert _linalg_fast.max_threads() >= 1
+
+
+@pytest.mark.parametrize("product", [matrix_product, transpose_product])
+def test_int64_indices_fall_back_to_scipy(product):
     X = sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]))
     X.indices, X.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
-    np.testing.assert_array_equal(transpose_product(X, np.array([2.0, -1.0])), [2.0, -3.0, 4.0])
+    if product is transpose_product:
+        np.testing.assert_array_equal(product(X, np.array([2.0, -1.0])), [2.0, -3.0, 4.0])
+    else:
+        np.testing.assert_array_equal(product(X, np.array([1.0, 2.0, -1.0])), [-1.0, 6.0])

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_matrix, check_vector
-from ._products import transpose_product
+from ._products import matrix_product, transpose_product
 
 
 def add_bias_column(X, bias):
@@ -40,7 +40,7 @@ class BinaryProblem:
 
     def scores(self, w):
         """Scores X w (bias column included)."""
-        return self.X @ w
+        return matrix_product(self.X, w)
 
     def violation_at_scores(self, scores):
         """Error rate of the most violated labelling and d with g = Xᵀ d."""

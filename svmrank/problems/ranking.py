@@ -10,7 +10,7 @@ import numpy as np
 from .._validation import check_matrix, check_vector, query_segments
 from ..inference import check_method, lai_queries, true_coef
 from ..losses import get_loss
-from ._products import transpose_product
+from ._products import matrix_product, transpose_product
 
 
 class RankingProblem:
@@ -60,7 +60,7 @@ class RankingProblem:
 
     def scores(self, w):
         """Scores X w of the kept rows (the problem is linear in them)."""
-        return self.X @ w
+        return matrix_product(self.X, w)
 
     def violation_at_scores(self, scores):
         """Averaged loss Δ̄ and coefficient difference d = (coef(R*) − coef(R̄)) / |Q| of
