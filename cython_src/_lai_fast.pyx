@@ -62,6 +62,7 @@ cdef struct Ctx:
     double* dtab      # NDCG steps (D(k) - D(k-1)) / norm by k = i + j, or NULL
     double* ubuf      # user-loss steps of the negative being scanned, by i
     void* user        # the user-loss step provider (a Python callable), or NULL
+    void* errors      # a list of this call's own: the exception a step raised goes there
     int error
 
 
@@ -94,7 +95,6 @@ cdef inline double fstep(Ctx* c, Py_ssize_t i, Py_ssize_t j, double s) noexcept 
 
 cdef int fill_user(Ctx* c, Py_ssize_t j, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
     """User loss: ubuf[i] = delta_j(i+1) - delta_j(i) for lo <= i < hi (one Python call)."""
-    global _user_error
     cdef Py_ssize_t i
     cdef double[::1] values
     if hi <= lo or c.error:
@@ -105,7 +105,7 @@ cdef int fill_user(Ctx* c, Py_ssize_t j, Py_ssize_t lo, Py_ssize_t hi) noexcept 
             for i in range(lo, hi):
                 c.ubuf[i] = values[i - lo]
         except BaseException as exc:
-            _user_error = exc
+            (<list> c.errors).append(exc)
             c.error = 1
             for i in range(lo, hi):
                 c.ubuf[i] = 0.0
@@ -842,7 +842,6 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
     return loss_value
 
 
-_user_error = None
 cdef char* _ws_mem = NULL
 cdef size_t _ws_bytes = 0
 _ws_lock = threading.Lock()
@@ -864,7 +863,7 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
     the returned losses are 0 (objectives hold F only): the caller adds the loss.
     Inputs are assumed valid (checked in svmrank.inference).
     """
-    global _user_error, _ws_mem, _ws_bytes
+    global _ws_mem, _ws_bytes
     cdef Py_ssize_t q, n_queries = offsets.shape[0] - 1, largest = 0, size, m, kb
     cdef size_t need
     cdef char* mem
@@ -879,6 +878,7 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
     cdef double* ubuf
     cdef unsigned char* bid
     cdef Buckets bk
+    cdef list errors = []
     if loss == LOSS_USER and user_steps is None:
         raise ValueError("loss: a user loss needs its step provider")
     for q in range(n_queries):
@@ -933,8 +933,8 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
         c.loss = loss
         c.ubuf = ubuf
         c.user = <void*> user_steps
+        c.errors = <void*> errors
         c.error = 0
-        _user_error = None
         with nogil:
             for q in range(n_queries):
                 size = offsets[q + 1] - offsets[q]
@@ -953,5 +953,4 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
         else:
             free(mem)
     if c.error:
-        exc, _user_error = _user_error, None
-        raise exc
+        raise errors[0]

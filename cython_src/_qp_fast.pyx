@@ -63,7 +63,7 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
     cdef Py_ssize_t* piv = F + n
     cdef unsigned char* is_free = <unsigned char*> (piv + n + 1)
     cdef Py_ssize_t i, j, k, it, nf, m, worst, block_var
-    cdef double scale = 1.0, ridge, lam = 0.0, total, z_scale, pmax, thresh, bmax = 1.0
+    cdef double scale = 0.0, ridge, lam = 0.0, total, z_scale, pmax, thresh, bmax = 0.0
     cdef double step, ratio, rise, room, s
     cdef bint cap_active, at_optimum = False, release_cap, any_capped = False, block_cap, e_any
     for i in range(n):
@@ -71,6 +71,10 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
         bmax = max(bmax, fabs(b[i]))
         is_free[i] = z[i] > 0
         any_capped = any_capped or capped[i]
+    # every tolerance is relative to the problem's own scale (no floor of 1): features
+    # scaled by s scale G by s² and the solution z by 1/s², and the steps must follow
+    if scale == 0.0:
+        scale = 1.0
     ridge = 1e-13 * scale
     total = 0.0
     for i in range(n):
@@ -111,7 +115,7 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
             lu_solve(K, p, m, piv)
         if m > nf:
             lam = p[nf]
-        z_scale, pmax = 1.0, 0.0
+        z_scale, pmax = 0.0, 0.0
         for i in range(n):
             z_scale = max(z_scale, fabs(z[i]))
         for k in range(nf):

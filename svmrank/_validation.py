@@ -65,6 +65,8 @@ def check_vector(v, name, n=None, dtype=np.float64, finite=True):
     if v is None:
         raise ValueError(f"{name}: requires y to be passed, but the target y is None"
                          if name == "y" else f"{name}: expected an array, got None")
+    if dtype is not None and np.dtype(dtype).kind == "f" and np.iscomplexobj(v):
+        raise ValueError(f"{name}: complex data not supported")
     try:
         arr = np.ascontiguousarray(v, dtype=dtype)
     except (TypeError, ValueError) as exc:
@@ -112,7 +114,11 @@ def query_segments(qid, n):
     qid = check_vector(qid, "qid", n=n, dtype=None, finite=False)
     if qid.dtype.kind in "fc" and not np.all(np.isfinite(qid)):
         raise ValueError("qid: contains NaN or infinite values")
-    _, first, inverse = np.unique(qid, return_index=True, return_inverse=True)
+    try:
+        _, first, inverse = np.unique(qid, return_index=True, return_inverse=True)
+    except TypeError:  # e.g. None among numbers in an object array
+        raise ValueError("qid: query ids must be mutually comparable (numbers or strings), "
+                         "got mixed types") from None
     rank_of_first = np.empty(len(first), dtype=np.int64)
     rank_of_first[np.argsort(first, kind="stable")] = np.arange(len(first))
     group = rank_of_first[inverse.ravel()]

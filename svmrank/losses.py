@@ -75,6 +75,8 @@ class QSLoss:
         except Exception as exc:
             raise ValueError(f"loss: {self.name}'s step(i, j, n_pos, n_neg) failed: "
                              f"{type(exc).__name__}: {exc}") from None
+        if np.iscomplexobj(out):
+            raise ValueError(f"loss: {self.name}'s step must return real numbers, got complex")
         try:
             out = np.asarray(out, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -186,7 +188,8 @@ def check_qs_suitable(loss, n_pos, n_neg, rtol=1e-12):
 
     Every pair is checked when P·N ≤ FULL_CHECK_PAIRS (4·10⁶); beyond that every i
     (or, for P > 2000, a subset) against the first 1000 j, 200 geometrically spaced j and
-    the last 5. Returns the largest |step| seen.
+    the last 5, and C1 for every i at j = N (where C2 puts the smallest δ_j(i)).
+    Returns the largest |step| seen.
     """
     loss = get_loss(loss)
     P, N = int(n_pos), int(n_neg)
@@ -216,15 +219,28 @@ def check_qs_suitable(loss, n_pos, n_neg, rtol=1e-12):
                     f"({i}, {j}): δ_(j+1)(i+1) − δ_(j+1)(i) = {d[ii, b[kk]]:.6g} < "
                     f"δ_j(i+1) − δ_j(i) = {d[ii, a[kk]]:.6g} (P = {P}, N = {N})")
         if len(i_grid) == P:  # C1: δ_j(i) from the right-hand cumulative sums
-            delta = -np.cumsum(d[::-1], axis=0)[::-1]
-            neg = delta < -rtol * max(scale * P, 1e-300)
-            if neg.any():
-                ii, kk = np.argwhere(neg)[0]
-                raise ValueError(
-                    f"loss: {loss.name} gives a negative loss term δ_j(i) = {delta[ii, kk]:.6g} "
-                    f"at (i, j) = ({int(i_grid[ii])}, {int(js_next[kk])}) (with δ_j(P+1) = 0 a "
-                    f"proper loss needs δ_j(i) ≥ 0; C1)")
+            _check_c1(loss, -np.cumsum(d[::-1], axis=0)[::-1], i_grid, js_next, scale, P, rtol)
+    if len(i_grid) < P:
+        # C1 over every i at j = N: under C2 the steps grow with j, so δ_j(i) shrinks
+        # with j and its smallest value over j is δ_N(i)
+        i_all = np.arange(1, P + 1)
+        d = np.concatenate([loss.steps(i_all[a:a + FULL_CHECK_PAIRS, None], np.array([[N]]), P, N)
+                            for a in range(0, P, FULL_CHECK_PAIRS)])
+        biggest = max(biggest, float(np.abs(d).max()))
+        _check_c1(loss, -np.cumsum(d[::-1], axis=0)[::-1], i_all, np.array([N]),
+                  max(biggest, np.finfo(float).tiny), P, rtol)
     return biggest
+
+
+def _check_c1(loss, delta, i_values, j_values, scale, P, rtol):
+    """Raise at the first δ_j(i) < 0 of a (|i|, |j|) table (C1)."""
+    neg = delta < -rtol * max(scale * P, 1e-300)
+    if neg.any():
+        ii, kk = np.argwhere(neg)[0]
+        raise ValueError(
+            f"loss: {loss.name} gives a negative loss term δ_j(i) = {delta[ii, kk]:.6g} "
+            f"at (i, j) = ({int(i_values[ii])}, {int(j_values[kk])}) (with δ_j(P+1) = 0 a "
+            f"proper loss needs δ_j(i) ≥ 0; C1)")
 
 
 def structured_hinge(scores, labels, loss="ap", qid=None, method="qs"):

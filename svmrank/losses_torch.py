@@ -38,4 +38,6 @@ def structured_hinge_loss(scores, labels, loss="ap", qid=None, method="qs"):
     :func:`svmrank.losses.structured_hinge`); a 0-d tensor with a gradient."""
     if scores.dim() != 1:
         raise ValueError(f"scores: expected a 1-d tensor, got shape {tuple(scores.shape)}")
+    if not torch.is_floating_point(scores):  # (the value would be truncated to an integer)
+        raise ValueError(f"scores: expected a floating-point tensor, got {scores.dtype}")
     return StructuredHinge.apply(scores, labels, loss, qid, method)

@@ -34,17 +34,26 @@ def average_precision(y_true, scores):
 
 def ndcg(y_true, scores, k=None):
     """NDCG (at k) with gains ``2**rel - 1`` for graded labels (binary: 1 for relevant)
-    and discount ``1 / log2(1 + rank)``. Tied scores keep their input order (stable
-    decreasing-score order). NaN without relevant samples."""
+    and discount ``1 / log2(1 + rank)``. Tied scores share the mean gain of their group
+    (as in scikit-learn's ``ndcg_score``), so the order of tied samples does not matter.
+    NaN without relevant samples."""
     scores = check_vector(scores, "scores")
     y_true = check_vector(y_true, "y_true", n=scores.shape[0])
-    gains = np.where(y_true > 0, np.exp2(np.clip(y_true, 0, None)) - 1, 0.0)
+    labels = np.clip(y_true, 0, None)
+    top = labels.max(initial=0.0)
+    # 2^l - 1 in units of 2^top (the ratio is unchanged, and no label overflows)
+    gains = np.where(y_true > 0, np.exp2(labels - top) - np.exp2(-top), 0.0)
     n = len(scores) if k is None else min(int(k), len(scores))
     discount = 1.0 / np.log2(np.arange(2, n + 2))
     ideal = np.sort(gains)[::-1][:n] @ discount
     if ideal == 0:
         return float("nan")
-    return float(gains[np.argsort(-scores, kind="stable")][:n] @ discount / ideal)
+    order = np.argsort(-scores, kind="stable")
+    s, g = scores[order], gains[order]
+    starts = np.r_[0, np.flatnonzero(s[1:] != s[:-1]) + 1]
+    sizes = np.diff(np.r_[starts, len(s)])
+    tied = np.repeat(np.add.reduceat(g, starts) / sizes, sizes)
+    return float(tied[:n] @ discount / ideal)
 
 
 def roc_auc(y_true, scores):

@@ -15,7 +15,7 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
     total = z[capped].sum()
     if total > C:
         z[capped] *= C / total
-    scale = max(1.0, float(np.abs(np.diag(G)).max()))
+    scale = float(np.abs(np.diag(G)).max()) or 1.0
     ridge = 1e-13 * scale
     free = z > 0
     cap_active = bool(capped.any() and z[capped].sum() >= C * (1 - 1e-15))
@@ -26,14 +26,14 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
         F = np.flatnonzero(free)
         grad = G @ z - b
         p_F, lam = _equality_step(G, grad, F, capped, cap_active, ridge)
-        z_scale = max(1.0, float(np.abs(z).max()))
+        z_scale = float(np.abs(z).max())
         if F.size == 0 or at_optimum or np.abs(p_F).max() <= 1e-13 * z_scale:
             at_optimum = False
             # stationary on the working set: check the multipliers of the active bounds
             mu = grad + (lam * capped if cap_active else 0.0)
             mu[free] = np.inf
             worst = int(np.argmin(mu))
-            thresh = -tol * max(1.0, float(np.abs(b).max()), scale * z_scale)
+            thresh = -tol * max(float(np.abs(b).max()), scale * z_scale)
             release_cap = cap_active and lam < thresh
             if mu[worst] >= thresh and not release_cap:
                 if z.max() > 1e9 * max(1.0, C):

@@ -65,7 +65,12 @@ def test_console_scripts_and_launchers_exit_non_zero_on_errors(data, tmp_path):
     (["-e", "0"], "-e must be"), (["-w", "1"], "-w 1 is not supported"),
     (["-o", "1"], "-o 1 is not supported"), (["-p", "2"], "-p 2 is not supported"),
     (["-l", "1"], "F1"), (["-l", "xyz"], "unknown loss"), (["-#", "0"], "-#"),
-    (["--b", "-1"], "--b"), (["--lai", "fast"], "--lai"), (["--nope"], "unrecognized"),
+    (["--b", "-1"], "--b"), (["--lai", "fast"], "--lai"), (["--nope"], "unknown option --nope"),
+    (["-t", "1"], "-t 1 is not supported"), (["-v", "9"], "-v: expected a verbosity level"),
+    (["-y", "-1"], "-y: expected a verbosity level"), (["--b", "inf"], "--b: expected a finite"),
+    (["--eta", "nan"], "--eta: expected a finite"),
+    # an unknown option with a value: named, not the positional argparse would blame
+    (["-z", "3"], "unknown option -z"),
 ])
 def test_bad_options(options, match, data, tmp_path, capsys):
     train, _ = data
@@ -143,3 +148,70 @@ def test_reads_a_real_svm_rank_model_and_ignores_extra_test_features(tmp_path, c
     pred = tmp_path / "pred"
     assert ap_classify.main(["-v", "0", str(test), str(model), str(pred)]) == 0
     np.testing.assert_allclose(np.loadtxt(pred), [0.73636848 + 0.94049019, -0.26855063], atol=1e-8)
+
+
+def test_linear_kernel_option_is_accepted(data, tmp_path):
+    """svm_perf_learn command lines often pass -t 0 (linear kernel)."""
+    assert ap_learn.main(["-v", "0", "-t", "0", "-c", "1", str(data[0]), str(tmp_path / "m")]) == 0
+
+
+@pytest.mark.parametrize("content,match", [
+    ("1\n0\n", "0 feature"),  # labels only
+    ("0 1:1\n0 2:1\n", "no query has both a relevant"),
+    ("1 1:1e307 2:1e307\n0 1:-1e307 2:-1e307\n1 1:1e307\n", "overflow"),
+])
+def test_training_errors_name_the_file(content, match, tmp_path, capsys):
+    bad = tmp_path / "bad.dat"
+    bad.write_text(content)
+    assert ap_learn.main(["-v", "0", "-c", "10", str(bad), str(tmp_path / "m")]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}: " in err and match in err and err.count("\n") == 1
+    assert not (tmp_path / "m").exists()
+
+
+def test_output_paths_behave_like_fopen(data, tmp_path, capsys):
+    """A symlink is written through (its target replaced, the link kept), an existing
+    file keeps its mode, a named pipe is written to, and an empty name or one ending in
+    a separator is refused before training."""
+    train, test = data
+    target = tmp_path / "real_model"
+    target.write_text("old")
+    target.chmod(0o600)
+    link = tmp_path / "link_model"
+    link.symlink_to(target)
+    assert ap_learn.main(["-v", "0", str(train), str(link)]) == 0
+    assert link.is_symlink() and read_model(target).w.size
+    assert target.stat().st_mode & 0o777 == 0o600
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received = []
+    import threading
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    assert ap_classify.main(["-v", "0", str(test), str(target), str(fifo)]) == 0
+    reader.join(timeout=30)
+    assert fifo.is_fifo() and len(received) == 1 and received[0].count("\n") == 400
+    for bad, match in [("", "empty file name"), (str(tmp_path / "new") + os.sep, "ends with a path")]:
+        assert ap_learn.main(["-v", "1", str(train), bad]) == 1
+        out, err = capsys.readouterr()
+        assert match in err and "iter" not in out
+
+
+def test_summary_scores_only_queries_with_both_kinds(data, tmp_path, capsys):
+    """A query with only relevant (or only non-relevant) examples has no AP: every
+    measure skips it, and one warning counts the skipped queries."""
+    model = tmp_path / "m"
+    assert ap_learn.main(["-v", "0", "-c", "10", str(data[0]), str(model)]) == 0
+    mixed, alone = tmp_path / "mixed.dat", tmp_path / "alone.dat"
+    mixed.write_text("1 qid:1 1:1\n0 qid:1 2:1\n0 qid:2 1:1\n0 qid:2 2:1\n1 qid:3 3:1\n1 qid:3 4:1\n")
+    alone.write_text("1 1:1\n0 2:1\n")  # query 1 of mixed.dat
+    assert ap_classify.main([str(mixed), str(model), str(tmp_path / "p")]) == 0
+    out, err = capsys.readouterr()
+    assert ap_classify.main([str(alone), str(model), str(tmp_path / "p1")]) == 0
+    out1 = capsys.readouterr().out
+    value = lambda text, key: [ln for ln in text.splitlines()
+                               if ln.startswith(key)][0].split(":", 1)[1].split()[0]
+    for key, key1 in (("MAP:", "AP:"), ("NDCG:", "NDCG:"), ("ROCArea:", "ROCArea:"),
+                      ("Average loss", "Average loss")):
+        assert value(out, key) == value(out1, key1)
+    assert err.count("warning") == 1 and "2 of 3 queries" in err

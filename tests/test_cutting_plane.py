@@ -194,3 +194,16 @@ def test_queries_average_losses_and_skip_degenerate_ones():
 def test_ranking_problem_rejects_undefined_loss():
     with pytest.raises(ValueError, match="no query has both"):
         RankingProblem(np.eye(3), [1, 1, 1])
+
+
+@pytest.mark.parametrize("scale,noise", [(1e-2, 0.3), (1e6, 0.3), (1e7, 0.0)])
+def test_scaled_features_are_a_scaled_C(scale, noise):
+    """min ½‖w‖² + C ξ(s X w) is min ½‖v‖²/s² + C ξ(X v) with v = s w: the model on s X at C
+    is the model on X at C s², divided by s (up to the learner's rounding). At s = 1e6
+    the QP once took z = 0 for its optimum and the learner returned w = 0."""
+    from svmrank.datasets import make_ranking
+    X, y, _ = make_ranking(n_samples=120, n_features=6, noise=noise, random_state=1)
+    a = cutting_plane(RankingProblem(X * scale, y), 1.0, 1e-3)
+    b = cutting_plane(RankingProblem(X, y), scale**2, 1e-3)
+    assert a.converged and b.converged and np.any(b.w)
+    np.testing.assert_allclose(a.w * scale, b.w, rtol=1e-6, atol=1e-9 * np.abs(b.w).max())

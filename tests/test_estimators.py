@@ -129,9 +129,12 @@ def test_metrics_match_sklearn():
         assert average_precision(y, s) == pytest.approx(average_precision_score(y, s))
         from svmrank.metrics import ndcg, roc_auc
         assert roc_auc(y, s) == pytest.approx(roc_auc_score(y, s))
-        s = rng.normal(size=30)  # sklearn averages over ties; compare without ties
-        assert ndcg(y, s) == pytest.approx(ndcg_score([y], [s]))
+        assert ndcg(y, s) == pytest.approx(ndcg_score([y], [s]))  # ties averaged by both
         assert ndcg(y, s, k=10) == pytest.approx(ndcg_score([y], [s], k=10))
+        graded = rng.integers(0, 5, size=30).astype(float)
+        assert ndcg(graded, s, k=5) == pytest.approx(ndcg_score([2.0**graded - 1], [s], k=5))
+    assert ndcg([1.0, 0.0, 0.0], [0.0, 0.0, 0.0]) == pytest.approx(ndcg_score([[1, 0, 0]], [[0, 0, 0]]))
+    assert ndcg([2000.0, 1.0, 0.0], [0.0, 1.0, 2.0]) == pytest.approx(1 / np.log2(4))  # no overflow
 
 
 def test_nan_qid_is_refused_and_an_undefined_score_warns():

@@ -78,8 +78,48 @@ def test_violation_far_down_the_negatives_is_found_on_large_problems():
         check_qs_suitable(QSLoss(step), 1000, N)
 
 
+def test_negative_loss_is_found_on_large_problems_with_many_positives():
+    """For P > 2000 and P·N beyond FULL_CHECK_PAIRS only some i enter the C2 grid; C1 is
+    still checked for every i (at j = N, where C2 puts the smallest δ_j(i))."""
+    positive_steps = QSLoss(lambda i, j, P, N: np.full(np.broadcast(i, j).shape, 1.0 / (P * N)))
+    with pytest.raises(ValueError, match=r"negative loss term .* at \(i, j\) = \(1, 2000\)"):
+        check_qs_suitable(positive_steps, 2001, 2000)
+
+
+def test_user_loss_errors_stay_with_their_call():
+    """A step that raises in one thread is reported there, as the ValueError naming the
+    loss, while another thread's valid user loss succeeds."""
+    import threading
+
+    def fails_in_the_kernel(i, j, P, N):  # the C1-C3 grid calls it with 2-d arrays: fine
+        if np.ndim(i) == 1:
+            raise ArithmeticError("step failed")
+        return AP.step(i, j, P, N)
+
+    broken = QSLoss(fails_in_the_kernel, name="broken")
+    rng = np.random.default_rng(0)
+    scores, labels = rng.normal(size=300), rng.random(300) < 0.3
+    outcomes = []
+
+    def work(loss):
+        for _ in range(50):
+            try:
+                loss_augmented_inference(scores, labels, loss=loss)
+                outcomes.append("ok")
+            except ValueError as exc:
+                outcomes.append("broken" if "broken" in str(exc) else repr(exc))
+    threads = [threading.Thread(target=work, args=(loss,))
+               for loss in (broken, user_copy(AP), broken)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(set(outcomes)) == ["broken", "ok"] and outcomes.count("ok") == 50
+
+
 @pytest.mark.parametrize("step,match", [
     (lambda i, j, P, N: np.zeros(3), "shape"),
+    (lambda i, j, P, N: np.full(np.broadcast(i, j).shape, 1j), "complex"),
     (lambda i, j, P, N: np.full(np.broadcast(i, j).shape, np.nan), "not finite"),
     (lambda i, j, P, N: 1 / 0, "failed"),
     (lambda i, j, P, N: np.full(np.broadcast(i, j).shape, "x"), "step must return numbers"),

@@ -128,3 +128,21 @@ def test_many_hard_rows_match_reference(seed):
     f = lambda v: b @ v - 0.5 * v @ G @ v
     assert f(z) == pytest.approx(f(z_ref), rel=1e-9, abs=1e-9)
     assert lam == pytest.approx(lam_ref, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6, 1e10])
+def test_optimum_follows_the_feature_scale(scale):
+    """Features scaled by s scale G by s² and the optimum by 1/s² (the cap does not
+    bind): no tolerance may be absolute. A floor of 1 on |z| once made z = 0 look
+    optimal when ‖g‖² > 1e12 (the learner then returned w = 0)."""
+    rng = np.random.default_rng(0)
+    V = rng.normal(size=(6, 4))
+    b, capped = rng.uniform(0.1, 1.0, size=6), np.ones(6, bool)
+    z1, _ = solve_dual_qp(V @ V.T, b, capped, 1e30)
+    zs, _ = solve_dual_qp((V @ V.T) * scale**2, b, capped, 1e30)
+    zr, _ = reference_dual_qp((V @ V.T) * scale**2, b, capped, 1e30)
+    assert z1.max() > 0
+    np.testing.assert_allclose(zs * scale**2, z1, rtol=1e-7, atol=1e-9 * z1.max())
+    np.testing.assert_allclose(zr * scale**2, z1, rtol=1e-7, atol=1e-9 * z1.max())
+    z, _ = solve_dual_qp(np.array([[1e12]]), np.array([0.7]), np.array([True]), 1.0)
+    assert z[0] == pytest.approx(0.7e-12, rel=1e-9)

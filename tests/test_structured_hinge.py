@@ -78,6 +78,7 @@ def test_sgd_on_the_hinge_improves_ap():
     ([1.0, np.nan], [1, 0], "scores"),
     ([1.0, 2.0], [1, 1], "labels"),
     ([1.0, 2.0], [2, 0], "binary"),
+    (np.array([0.3, -0.2]) + 5j, [1, 0], "complex"),
 ])
 def test_bad_input(scores, labels, match):
     with pytest.raises(ValueError, match=match):
@@ -96,3 +97,10 @@ def test_torch_wrapper():
     value, grad = structured_hinge(s.detach().numpy(), y.numpy())
     assert out.item() == pytest.approx(value)
     np.testing.assert_allclose(s.grad.numpy(), grad)
+
+
+def test_torch_wrapper_refuses_integer_scores():
+    torch = pytest.importorskip("torch")
+    from svmrank.losses_torch import structured_hinge_loss
+    with pytest.raises(ValueError, match="floating-point"):
+        structured_hinge_loss(torch.tensor([0, 1]), torch.tensor([1, 0]))

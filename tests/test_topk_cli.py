@@ -167,7 +167,7 @@ def test_writer_reader_round_trip(tmp_path):
     (["-c", "0"], 2, "-c must be a finite number > 0"),
     (["-#", "0"], 2, "-#: expected a positive number"),
     (["-w", "7"], 2, "-w 7 is not supported: only SVM-struct's 0..4"),
-    (["--bogus", "3"], 2, "unrecognized arguments"),
+    (["--bogus", "3"], 2, "unknown option --bogus"),
 ])
 def test_learn_bad_options(data, capsys, options, status, pattern):
     tmp, X, y = data
@@ -261,7 +261,7 @@ def test_classify_bad_test_file_leaves_no_output(data, capsys):
     assert classify([bad, model, pred]) == 1
     assert fails(capsys, 1, "bad.dat:1: expected a finite feature value", pred)
     assert classify(["-x", bad, model, pred]) == 2
-    assert fails(capsys, 2, "unrecognized arguments", pred)
+    assert fails(capsys, 2, "unknown option -x", pred)
 
 
 def test_unknown_test_labels_are_reported(data, capsys):

@@ -3,6 +3,7 @@ with a linear SVM-light model (ours, or svm_learn / svm_perf_learn / svm_rank_le
 write one score per line and print svm_perf_classify-style statistics."""
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -13,10 +14,11 @@ from ..graph import edges_for_examples
 from ..io.atomic import atomic_write, check_writable
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
-from ..metrics import average_precision, mean_over_queries, ndcg, roc_auc
+from .._validation import query_segments
+from ..metrics import average_precision, ndcg, roc_auc
 from .common import CLIError, StructArgumentParser, run
 
-_LOSS_MEASURES = {"ap": ("1 - AP", average_precision), "ndcg": ("1 - NDCG", ndcg),
+_LOSS_MEASURES = {"ap": ("1 - AP", average_precision), "ndcg": ("1 - NDCG, binary relevance", ndcg),
                   "roc": ("1 - ROC area", roc_auc)}
 
 
@@ -79,25 +81,39 @@ def classify(argv):
 
 
 def summary(y, scores, qid, loss, runtime):
-    """The statistics block printed after classification."""
+    """The statistics block printed after classification. AP, NDCG, ROC area and the
+    loss are averaged over the same queries: those with a relevant and a non-relevant
+    example (the others are counted in one warning, as in training). The loss is the
+    one the model was trained on (binary relevance for NDCG); the NDCG line uses graded
+    gains 2^label - 1."""
     relevant = y > 0
     correct = int(((scores > 0) == relevant).sum())
     n = len(y)
-    n_queries = 1 if qid is None else len(np.unique(qid))
-    ap = mean_over_queries(average_precision, y, scores, qid)
-    lines = [f"Classified {n} examples ({n_queries} {'query' if n_queries == 1 else 'queries'}).",
+    order, offsets = query_segments(qid, n)
+    queries = [order[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
+    scored = [q for q in queries if 0 < relevant[q].sum() < len(q)]
+    if len(scored) < len(queries):
+        warnings.warn(f"{len(queries) - len(scored)} of {len(queries)} queries have no relevant "
+                      "or no non-relevant example: AP, NDCG, ROC area and the loss are "
+                      "averaged over the others" if scored else
+                      "no query has both a relevant and a non-relevant example: AP, NDCG, "
+                      "ROC area and the loss are undefined (nan)", UserWarning, stacklevel=2)
+
+    def mean(measure, labels=y):
+        return float(np.mean([measure(labels[q], scores[q]) for q in scored])) if scored else np.nan
+
+    lines = [f"Classified {n} examples ({len(queries)} {'query' if len(queries) == 1 else 'queries'}).",
              f"Runtime (without IO) in cpu-seconds: {runtime:.2f}"]
     if loss in _LOSS_MEASURES:
         name, measure = _LOSS_MEASURES[loss]
-        value = mean_over_queries(measure, y, scores, qid)
-        lines.append(f"Average loss on test set: {1 - value:.4f} ({name})")
+        lines.append(f"Average loss on test set: {1 - mean(measure, relevant.astype(float)):.4f} ({name})")
     lines += [
         f"Zero/one-error on test set: {100.0 * (n - correct) / n:.2f}% "
         f"({correct} correct, {n - correct} incorrect, {n} total)",
         f"Relevant (label > 0): {int(relevant.sum())}, non-relevant: {int((~relevant).sum())}",
-        f"{'AP' if qid is None else 'MAP'}: {ap:.4f}",
-        f"NDCG: {mean_over_queries(ndcg, y, scores, qid):.4f}",
-        f"ROCArea: {mean_over_queries(roc_auc, y, scores, qid):.4f}",
+        f"{'AP' if qid is None else 'MAP'}: {mean(average_precision):.4f}",
+        f"NDCG: {mean(ndcg):.4f}",
+        f"ROCArea: {mean(roc_auc):.4f}",
     ]
     return "\n".join(lines)
 

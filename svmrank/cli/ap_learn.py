@@ -1,6 +1,7 @@
 """``svm_ap_learn [options] example_file model_file``: a drop-in for svm_map_learn /
 svm_perf_learn that trains on AP (or NDCG, ROC area, error rate) and writes an
 SVM-light V6.20 linear model."""
+import math
 import sys
 import time
 
@@ -10,6 +11,7 @@ from ..estimators.high_order import HOAPSVM, HOBSVM, to_linear_model
 from ..estimators.latent import LatentAPSVM, LatentSVM
 from ..graph import edges_for_examples
 from ..estimators.ranking import BinarySVM, RankSVM
+from ..exceptions import InputFormatError
 from ..inference import METHODS
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
@@ -53,6 +55,9 @@ def build_parser():
                    help="structural learning algorithm: 3 and 4 = 1-slack cutting plane (default 4)")
     p.add_argument("-o", type=int, default=2, metavar="2", help="rescaling: 2 = margin rescaling")
     p.add_argument("-p", type=int, default=1, metavar="1", help="L-norm of the slack: 1")
+    p.add_argument("-t", type=int, default=0, metavar="0",
+                   help="kernel type: 0 = linear (the only one; accepted for svm_perf_learn "
+                        "command lines)")
     p.add_argument("-v", type=int, default=1, metavar="[0..3]",
                    help="verbosity: 0 quiet, 1 one line per iteration and a summary (default 1)")
     p.add_argument("-y", type=int, default=0, metavar="[0..3]", help="QP verbosity (accepted, unused)")
@@ -113,15 +118,20 @@ def parse_options(argv):
         raise CLIError(f"-o {args.o} is not supported: only margin rescaling (-o 2)")
     if args.p != 1:
         raise CLIError(f"-p {args.p} is not supported: only L1 slack (-p 1)")
+    if args.t != 0:
+        raise CLIError(f"-t {args.t} is not supported: only linear models (-t 0)")
+    for name, value in (("-v", args.v), ("-y", args.y)):
+        if not 0 <= value <= 3:
+            raise CLIError(f"{name}: expected a verbosity level 0..3, got {value}")
     if args.max_iter < 1:
         raise CLIError(f"-#: expected a positive number of iterations, got {args.max_iter}")
-    if not args.bias >= 0:
-        raise CLIError(f"--b: expected a value >= 0, got {args.bias}")
+    if not (args.bias >= 0 and math.isfinite(args.bias)):
+        raise CLIError(f"--b: expected a finite value >= 0, got {args.bias}")
     if args.approx is not None and not 0 <= args.approx <= 100:
         raise CLIError(f"--approx: expected a percentage in [0, 100], got {args.approx:g}")
     args.loss = LOSS_CODES[args.l]
-    if not args.eta >= 0:
-        raise CLIError(f"--eta: expected a value >= 0, got {args.eta}")
+    if not (args.eta >= 0 and math.isfinite(args.eta)):
+        raise CLIError(f"--eta: expected a finite value >= 0, got {args.eta}")
     if not 0 <= args.robust < 1:
         raise CLIError(f"--robust: expected a fraction in [0, 1), got {args.robust}")
     if args.n_init < 1:
@@ -205,16 +215,22 @@ def learn(argv):
     if args.v >= 1:
         print(f"Reading training examples... {X.shape[0]} examples, {X.shape[1]} features, "
               f"{len(set(qid.tolist()))} queries.", flush=True)
-    if args.latent:
-        estimator.fit(X, y, bags=qid, known=known)
-    elif args.model:
-        keys = comments if args.groups not in (None, "qid") else None
-        estimator.fit(X, y, edges=edges_for_examples(X.shape[0], args.edges, args.groups, qid, keys))
-    else:
-        estimator.fit(X, y, qid=qid if (qid != 0).any() else None)
+    try:
+        if args.latent:
+            estimator.fit(X, y, bags=qid, known=known)
+        elif args.model:
+            keys = comments if args.groups not in (None, "qid") else None
+            estimator.fit(X, y, edges=edges_for_examples(X.shape[0], args.edges, args.groups,
+                                                         qid, keys))
+        else:
+            estimator.fit(X, y, qid=qid if (qid != 0).any() else None)
+    except InputFormatError:  # (a malformed --edges file: its message names it)
+        raise
+    except ValueError as exc:  # the data cannot be trained on: say which file
+        raise ValueError(f"{args.example_file}: {exc}") from None
     elapsed = time.perf_counter() - start
-    metadata = {"svmrank": __version__, "loss": args.loss, "C": f"{args.c:g}",
-                "epsilon": f"{args.e:g}", "iterations": str(estimator.n_iter_),
+    metadata = {"svmrank": __version__, "loss": args.loss, "C": f"{args.c:.12g}",
+                "epsilon": f"{args.e:.12g}", "iterations": str(estimator.n_iter_),
                 "n_train": str(X.shape[0])}
     if args.latent:
         metadata.update(latent="1", cccp_iterations=str(estimator.n_outer_iter_))

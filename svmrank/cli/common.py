@@ -24,6 +24,27 @@ class StructArgumentParser(argparse.ArgumentParser):
     def error(self, message):
         raise CLIError(message)
 
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, but an unknown option is named as such: argparse would take
+        its value for a positional argument and report a later one instead."""
+        args = sys.argv[1:] if args is None else list(args)
+        known = {s for action in self._actions for s in action.option_strings}
+        for token in args:
+            if token == "--":
+                break
+            if token.startswith("-") and len(token) > 1 and not _is_number(token) \
+                    and token.split("=", 1)[0] not in known:
+                raise CLIError(f"unknown option {token}")
+        return super().parse_args(args, namespace)
+
+
+def _is_number(token):
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
 
 def positive_float(name):
     """argparse type: a finite number > 0, with an error naming the option."""

@@ -4,7 +4,7 @@ import numpy as np
 
 from .._validation import check_matrix, check_positive, check_vector
 from ..learners.cutting_plane import cutting_plane
-from ..losses import QSLoss
+from ..losses import QSLoss, get_loss
 from ..metrics import average_precision, mean_over_queries, ndcg, roc_auc
 from ..problems.appx import APPX_BIAS, APPXProblem
 from ..problems.binary import BinaryProblem
@@ -119,7 +119,7 @@ class RankSVM(_CuttingPlaneEstimator):
         if isinstance(self.loss, QSLoss):
             measure = lambda y_q, s_q: 1.0 - self.loss.ranking_loss(y_q > 0, s_q)
         else:
-            measure = _SCORERS[self.loss]
+            measure = _SCORERS[get_loss(self.loss).name]  # (an unknown name: ValueError)
         return mean_over_queries(measure, y, self.decision_function(X), qid)
 
 

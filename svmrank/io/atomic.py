@@ -1,7 +1,28 @@
 """Atomic file writes: write to a temporary file beside the target, then rename."""
 import contextlib
 import os
+import stat
 import tempfile
+
+
+def _current_umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _cannot_write(path, reason):
+    return OSError(f"{path}: cannot write ({reason})")
+
+
+def _special_file(path):
+    """True when ``path`` (symlinks followed) exists and is not a regular file or a
+    folder: a device, a FIFO, a socket (/dev/null, /dev/stdout, a named pipe)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 @contextlib.contextmanager
@@ -9,24 +30,41 @@ def atomic_write(path, mode="w", encoding="utf-8"):
     """Open a temporary file next to ``path``; on success rename it over ``path``.
 
     On any exception the temporary file is removed and ``path`` is left untouched, so
-    no half-written output is ever visible. Errors opening the folder are raised as
-    ``OSError`` naming ``path``.
+    no half-written output is ever visible. Like ``fopen(path, "w")`` in the SVM-light
+    tools, a symbolic link is written through (the file it points to is replaced) and a
+    device or named pipe (/dev/null, /dev/stdout) is written directly. The new file
+    keeps the mode of the file it replaces, or gets 0666 minus the umask. Errors are
+    raised as ``OSError`` naming ``path``.
     """
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
+    kwargs = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
+    if _special_file(path):
+        try:
+            fh = open(path, mode, **kwargs)
+        except OSError as exc:
+            raise _cannot_write(path, exc.strerror or exc) from None
+        with fh:
+            yield fh
+        return
+    target = os.path.realpath(path)  # a symlink's file, created if it does not exist
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix="-" + os.path.basename(path), dir=folder)
+        file_mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        file_mode = 0o666 & ~_current_umask()
+    folder = os.path.dirname(target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix="-" + os.path.basename(target),
+                                   dir=folder)
     except OSError as exc:
-        raise OSError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        raise _cannot_write(path, exc.strerror or exc) from None
     try:
-        kwargs = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, file_mode)
         try:
-            os.replace(tmp, path)
+            os.replace(tmp, target)
         except OSError as exc:
-            raise OSError(f"{path}: cannot write ({exc.strerror or exc})") from None
+            raise _cannot_write(path, exc.strerror or exc) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -38,13 +76,21 @@ def check_writable(path, inputs=()):
     exists and is writable, it is not a folder, nor one of the ``inputs`` files):
     checked before long work starts."""
     path = os.fspath(path)
+    if not path:
+        raise _cannot_write("''", "empty file name")
     for source in inputs:
         if os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
-            raise OSError(f"{path}: cannot write (it is the input file {source})")
-    folder = os.path.dirname(os.path.abspath(path))
+            raise _cannot_write(path, f"it is the input file {source}")
     if os.path.isdir(path):
-        raise OSError(f"{path}: cannot write (it is a directory)")
+        raise _cannot_write(path, "it is a directory")
+    if path.endswith(os.sep) or (os.altsep and path.endswith(os.altsep)):
+        raise _cannot_write(path, "not a file name: it ends with a path separator")
+    if _special_file(path):
+        if not os.access(path, os.W_OK):
+            raise _cannot_write(path, "permission denied")
+        return
+    folder = os.path.dirname(os.path.realpath(path))
     if not os.path.isdir(folder):
-        raise OSError(f"{path}: cannot write (no such directory: {folder})")
+        raise _cannot_write(path, f"no such directory: {folder}")
     if not os.access(folder, os.W_OK):
-        raise OSError(f"{path}: cannot write (permission denied: {folder})")
+        raise _cannot_write(path, f"permission denied: {folder}")

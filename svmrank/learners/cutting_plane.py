@@ -76,8 +76,13 @@ class _WorkingSet:
     def add(self, vectors, b, capped, ids):
         vectors = np.atleast_2d(vectors)
         b = np.atleast_1d(np.asarray(b, dtype=np.float64))
-        cross = self.vectors @ vectors.T
-        self.G = np.block([[self.G, cross], [cross.T, vectors @ vectors.T]])
+        with np.errstate(over="ignore", invalid="ignore"):  # (checked just below)
+            cross = self.vectors @ vectors.T
+            gram = vectors @ vectors.T
+        if not (np.isfinite(gram).all() and np.isfinite(cross).all()):
+            raise ValueError("the constraints' feature vectors overflow (their inner products "
+                             "are not finite): scale the features down")
+        self.G = np.block([[self.G, cross], [cross.T, gram]])
         self.vectors = np.vstack([self.vectors, vectors])
         k = len(b)
         self.b = np.append(self.b, b)
@@ -233,6 +238,10 @@ class _Run:
         self.w, self.xi, self.primal, self.dual = None, 0.0, np.inf, 0.0
 
     def log(self, violation):
+        if not (np.isfinite(self.primal) and np.isfinite(violation)):
+            raise ValueError(
+                "the training objective is not finite (the scores X w or the slack "
+                "overflowed): scale the features down or lower C")
         self.history.append({"iteration": len(self.history) + 1, "constraints": self.ws.n_planes,
                              "violation": violation, "objective": self.primal,
                              "time": time.perf_counter() - self.start})
