@@ -256,3 +256,12 @@ def test_console_script_high_order_options(tmp_path, capsys):
         assert ap_learn.main(["--model", "hoap", "--groups", "img", "-v", "0"] + bad +
                              [str(tmp_path / "train.dat"), str(tmp_path / "x")]) == 2
         assert message in capsys.readouterr().err
+    # a model whose pairwise metadata is damaged: the error names the model file
+    from svmrank.cli import ap_classify
+    broken = tmp_path / "broken.model"
+    broken.write_text((tmp_path / "m").read_text().replace("eta=0.5", "eta=half"))
+    assert ap_classify.main(["--groups", "img", "-v", "0", str(tmp_path / "train.dat"),
+                             str(broken), str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert f"{broken}: malformed high-order metadata" in err and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()

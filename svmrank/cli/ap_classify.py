@@ -67,7 +67,11 @@ def classify(argv):
     if high_order:  # Dokania et al. 2014 eq. 11: s_i = m_i+ - m_i- on the examples' graph
         edges = edges_for_examples(X.shape[0], args.edges, args.groups, qid,
                                    rest[0] if by_comment else None)
-        scores = from_linear_model(model).decision_function(X, edges=edges)
+        try:
+            estimator = from_linear_model(model)
+        except ValueError as exc:  # its message starts "model: "
+            raise ValueError(f"{args.model_file}: {str(exc).removeprefix('model: ')}") from None
+        scores = estimator.decision_function(X, edges=edges)
     if args.latent:  # behl2014 eq. 6-7: a bag scores its best candidate
         bags = check_bags(qid, X.shape[0])
         scores, y, qid = bags.max(scores), check_bag_labels(y, bags), np.zeros(bags.n_bags)
