@@ -158,12 +158,11 @@ def _run(scores, relevant, segments, loss, method_code):
     # a user loss: check C1-C3 for every problem size, then call back for its steps
     n_pos = np.add.reduceat(relevant[order].astype(np.int64), offsets[:-1]) if n else np.zeros(0)
     n_neg = np.diff(offsets) - n_pos
-    dmax = 0.0
     for P, N in set(zip(n_pos.tolist(), n_neg.tolist())):
         if P and N:
-            dmax = max(dmax, loss.ensure_checked(P, N))
+            loss.ensure_checked(P, N)
     _lai_fast.lai_queries(scores, rel8, order, offsets, _lai_fast.LOSS_USER, method_code,
-                          coef, ranks, losses, objectives, loss.kernel_steps, dmax)
+                          coef, ranks, losses, objectives, loss.kernel_steps)
     for q in range(n_queries):
         if np.isnan(losses[q]):
             continue

@@ -61,7 +61,7 @@ class QSLoss:
         self.step = step
         self.name = str(name)
         self.check = bool(check)
-        self._checked = {}  # (P, N) -> largest |step| seen
+        self._checked = set()  # the (P, N) already checked
 
     def __repr__(self):
         return f"QSLoss(name={self.name!r})"
@@ -114,14 +114,12 @@ class QSLoss:
         return float(self.values(r, np.arange(1, N + 1), P, N).sum())
 
     def ensure_checked(self, n_pos, n_neg):
-        """Check C1-C3 for (n_pos, n_neg) once; returns the largest |step| seen."""
+        """Check C1-C3 for (n_pos, n_neg) once (unless ``check`` is False)."""
         key = (int(n_pos), int(n_neg))
         if key not in self._checked:
-            self._checked[key] = (check_qs_suitable(self, *key) if self.check
-                                  else float(np.abs(self.steps(
-                                      np.arange(1, key[0] + 1)[:, None],
-                                      np.array([1, key[1]]), *key)).max()))
-        return self._checked[key]
+            if self.check:
+                check_qs_suitable(self, *key)
+            self._checked.add(key)
 
     def kernel_steps(self, lo, hi, j, n_pos, n_neg):
         """What the Cython kernel calls: steps for i in lo..hi-1 at one j."""
@@ -274,7 +272,7 @@ def structured_hinge(scores, labels, loss="ap", qid=None, method="qs"):
     scores = check_vector(scores, "scores")
     relevant = check_binary_labels(labels, scores.shape[0])
     order, offsets = query_segments(qid, scores.shape[0])
-    coef, losses, objectives = lai_queries(scores, relevant, order, offsets, loss, method)
+    coef, losses, _ = lai_queries(scores, relevant, order, offsets, loss, method)
     usable = ~np.isnan(losses)
     if not usable.any():
         raise ValueError("labels: no query has both a relevant and a non-relevant sample")
@@ -284,5 +282,8 @@ def structured_hinge(scores, labels, loss="ap", qid=None, method="qs"):
         truth[rows] = true_coef(relevant[rows])
     n_used = int(usable.sum())
     grad = (coef - truth) / n_used
-    value = float(np.sum(objectives[usable]) - truth @ scores) / n_used
+    # Δ + (coef − truth)·s rather than objective − truth·s: samples whose coefficient
+    # stays at the truth's (a positive ranked far above the rest) add nothing, so a
+    # huge score elsewhere does not round the value away
+    value = float(np.sum(losses[usable])) / n_used + float(grad @ scores)
     return max(value, 0.0), grad
