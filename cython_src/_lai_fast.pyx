@@ -9,14 +9,10 @@
 #
 # Ties. Samples are ordered by (score descending, row index ascending), a total order,
 # so every method assigns the same rank j to the same sample. Two interleaving ranks
-# whose f_j differ by less than a rounding tolerance count as tied, and ties go to the
-# larger rank: opt_j = max{i : f_j(i) >= max f_j - tau}. Every method applies this one
-# rule, so exactly tied objectives (tied scores, scores that cancel the loss step) give
-# the same maximiser whatever the order of the floating-point sums. The scans keep
-# f_j(i) - max f_j as the sum of the steps since the maximum (a Gap), not as a
-# difference of running sums, and tau bounds the rounding of those steps only: a huge
-# score elsewhere in the query (a positive ranked far above) neither swamps the
-# comparison nor widens the tolerance.
+# whose f_j differ by less than a rounding tolerance tau count as tied, and ties go to
+# the larger rank: opt_j = max{i : f_j(i) >= max f_j - tau}. Every method applies this
+# one rule, so exactly tied objectives (tied scores, scores that cancel the loss step)
+# give the same maximiser whatever the order of the floating-point sums.
 from libc.math cimport log2, NAN, INFINITY, fabs
 from libc.stdlib cimport malloc, free, qsort
 from libc.stdint cimport PTRDIFF_MAX as PY_SSIZE_T_MAX
@@ -52,8 +48,11 @@ METHOD_SEARCH = 2
 METHOD_SELECT = 3
 METHOD_SEARCH_SELECT = 4
 
-# tau = 3 TIE_ULPS * eps * (m + 1) * (largest rounding scale of the m steps since the
-# maximum): a bound on the rounding error of their sum, with margin
+# tau = TIE_ULPS * eps * (P + 1) * (largest |f_j(i+1) - f_j(i)| bound): a bound on the
+# rounding error of a sum of at most P + 1 steps, with margin. It is one tolerance for
+# the whole query, which keeps opt_j monotone in j and every method's tie decisions
+# identical; the price is that a score far larger than the others widens it for all
+# (a violation below about 1e-13 (P + 1) max|s| / (P N) then counts as a tie).
 cdef double TIE_ULPS = 16.0
 cdef double EPS = 2.220446049250313e-16
 
@@ -61,7 +60,7 @@ cdef double EPS = 2.220446049250313e-16
 cdef struct Ctx:
     int loss
     Py_ssize_t P, N
-    double pn, scale, ndcg_norm
+    double pn, scale, ndcg_norm, tau
     const Item* pos
     double* dtab      # NDCG steps (D(k) - D(k-1)) / norm by k = i + j, or NULL
     double* ubuf      # user-loss steps of the negative being scanned, by i
@@ -80,45 +79,8 @@ cdef inline bint before(const Item* a, const Item* b) noexcept nogil:
     return (a.s > b.s) | ((a.s == b.s) & (a.idx < b.idx))
 
 
-cdef struct Gap:
-    double d       # f_j(i) - max f_j so far: the sum of the steps since that maximum
-    double big     # the largest rounding scale of those steps
-    Py_ssize_t m   # how many there are
-
-
-cdef inline void gap_start(Gap* g) noexcept nogil:
-    g.d = 0.0
-    g.big = 0.0
-    g.m = 0
-
-
-cdef inline int gap_add(Gap* g, double step, double size) noexcept nogil:
-    """Take one step of f_j (of rounding scale ``size``): 2 at a new strict maximum (the
-    sum restarts there), 1 within the tolerance of the maximum (a tie), 0 below."""
-    g.d += step
-    g.big = size if size > g.big else g.big
-    g.m += 1
-    if g.d > 0.0:
-        gap_start(g)
-        return 2
-    return g.d >= -(3.0 * TIE_ULPS * EPS) * (g.m + 1.0) * g.big  # (3: size is a max of 3)
-
-
-cdef inline double step_size(Ctx* c, double sp, double s, double dl) noexcept nogil:
-    """Rounding scale of a step: the largest of |scale sp|, |scale s| and |dl| (a max,
-    not their sum, which could overflow; gap_add's factor 3 covers the sum)."""
-    cdef double a = fabs(sp), b = fabs(s)
-    a = a if a > b else b
-    a *= c.scale
-    b = fabs(dl)
-    return a if a > b else b
-
-
-cdef inline double fstep(Ctx* c, Py_ssize_t i, Py_ssize_t j, double s,
-                         double* size=NULL) noexcept nogil:
-    """f_j(i+1) - f_j(i) for 1 <= i <= P (2018 supplement, proof of Observation 3); its
-    rounding scale, the largest of |scale s+_i|, |scale s| and |loss step| (a max, not
-    their sum, which could overflow), goes to *size when given."""
+cdef inline double fstep(Ctx* c, Py_ssize_t i, Py_ssize_t j, double s) noexcept nogil:
+    """f_j(i+1) - f_j(i) for 1 <= i <= P (2018 supplement, proof of Observation 3)."""
     cdef double dl
     if c.loss == 0:  # AP (Yue et al.): (j-1)/(j+i-1) - j/(j+i) = -i / ((j+i-1)(j+i))
         dl = -i / ((j + i - 1.0) * (j + i) * c.P)
@@ -131,8 +93,6 @@ cdef inline double fstep(Ctx* c, Py_ssize_t i, Py_ssize_t j, double s,
         dl = -1.0 / c.pn
     else:
         dl = c.ubuf[i]
-    if size != NULL:
-        size[0] = step_size(c, c.pos[i - 1].s, s, dl)
     return c.scale * (c.pos[i - 1].s - s) + dl
 
 
@@ -159,15 +119,15 @@ cdef Py_ssize_t scan_rank(Ctx* c, Py_ssize_t j, double s, Py_ssize_t lo,
                           Py_ssize_t hi) noexcept nogil:
     """opt_j restricted to ranks lo..hi (1-based) by a linear scan of f_j."""
     cdef Py_ssize_t i, best = lo
-    cdef double step, size
-    cdef Gap g
-    gap_start(&g)
+    cdef double f = 0.0, top = 0.0
     if c.loss == 3:
         fill_user(c, j, lo, hi)
     for i in range(lo, hi):
-        step = fstep(c, i, j, s, &size)
-        if gap_add(&g, step, size):
+        f += fstep(c, i, j, s)
+        if f >= top - c.tau:
             best = i + 1
+            if f > top:
+                top = f
     return best
 
 
@@ -185,10 +145,7 @@ cdef Py_ssize_t scan_opt(Ctx* c, Py_ssize_t j, double s, Py_ssize_t start, Py_ss
     the smallest and largest maximiser, and the largest rank within tau of the maximum,
     only upwards), so the first maximiser of a negative ranked above is a safe start."""
     cdef Py_ssize_t i, best = start, first = start
-    cdef double d_prev, d_next, dl, step, size
-    cdef int at
-    cdef Gap g
-    gap_start(&g)
+    cdef double f = 0.0, top = 0.0, d_prev, d_next
     if c.loss == 3:
         fill_user(c, j, start, hi)
     if c.loss == 1 and c.dtab == NULL:
@@ -196,21 +153,20 @@ cdef Py_ssize_t scan_opt(Ctx* c, Py_ssize_t j, double s, Py_ssize_t start, Py_ss
         d_prev = discount(start + j - 1)
         for i in range(start, hi):
             d_next = discount(i + j)
-            dl = (d_next - d_prev) / c.ndcg_norm
+            f += c.scale * (c.pos[i - 1].s - s) + (d_next - d_prev) / c.ndcg_norm
             d_prev = d_next
-            at = gap_add(&g, c.scale * (c.pos[i - 1].s - s) + dl,
-                         step_size(c, c.pos[i - 1].s, s, dl))
-            if at:
+            if f >= top - c.tau:
                 best = i + 1
-                if at == 2:
+                if f > top:
+                    top = f
                     first = i + 1
     else:
         for i in range(start, hi):
-            step = fstep(c, i, j, s, &size)
-            at = gap_add(&g, step, size)
-            if at:
+            f += fstep(c, i, j, s)
+            if f >= top - c.tau:
                 best = i + 1
-                if at == 2:
+                if f > top:
+                    top = f
                     first = i + 1
     arg[0] = first
     return best if best > lo else lo
@@ -225,8 +181,7 @@ cdef Py_ssize_t search_rank(Ctx* c, Py_ssize_t j, double s, Py_ssize_t P) noexce
     of it; ranks beyond p+1 (only when j < P) are scanned linearly."""
     cdef Py_ssize_t p = P if (c.loss == 2 or j >= P) else j
     cdef Py_ssize_t a = 1, b = p + 1, m, i, best
-    cdef double step, size
-    cdef Gap g
+    cdef double f = 0.0, top = 0.0
     while a < b:  # first i in [1, p] with a negative step, p + 1 if none
         m = a + (b - a) // 2
         if fstep(c, m, j, s) < 0.0:
@@ -236,10 +191,9 @@ cdef Py_ssize_t search_rank(Ctx* c, Py_ssize_t j, double s, Py_ssize_t P) noexce
     best = a
     if p < P:  # Algorithm 2 step 3: linear part, from the concave part's maximiser
         return scan_rank(c, j, s, a, P + 1)
-    gap_start(&g)
     for i in range(a, P + 1):  # concave: f only falls from here; extend over ties
-        step = fstep(c, i, j, s, &size)
-        if gap_add(&g, step, size):
+        f += fstep(c, i, j, s)
+        if f >= top - c.tau:
             best = i + 1
         else:
             break
@@ -759,7 +713,7 @@ cdef double qs_buckets(Ctx* c, const double* scores, const unsigned char* rel,
 
 
 cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
-                      const Py_ssize_t* rows, Py_ssize_t n, int method,
+                      const Py_ssize_t* rows, Py_ssize_t n, int method, double dmax,
                       double* coef, Py_ssize_t* ranks, double* objective, Item* pos,
                       Item* neg, Py_ssize_t* opt, Py_ssize_t* count,
                       double* dtab, Item* scratch, unsigned char* bid,
@@ -770,7 +724,7 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
     positive) and *objective; returns the loss (NaN, coef 0, when the query
     has no positive or no negative; 0 for a user loss, whose value the caller adds)."""
     cdef Py_ssize_t k, i, j, P = 0, N = 0, above, row, K = 0
-    cdef double ndcg_norm = 0.0, loss_value = 0.0, f_score = 0.0, pn
+    cdef double ndcg_norm = 0.0, loss_value = 0.0, f_score = 0.0, pn, biggest = 0.0
     cdef double s, t, top = 0.0, scale = 0.0, kmax, last_s = INFINITY
     cdef unsigned int b
     cdef int order = 2
@@ -800,12 +754,14 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
                 bk.bkt[b].top = s if s > bk.bkt[b].top else bk.bkt[b].top
                 last_s = s if s < last_s else last_s
                 N += 1
+            biggest = max(biggest, fabs(s))
     else:
         for k in range(n):
             if rel[rows[k]]:
                 pos[P].s = scores[rows[k]]; pos[P].idx = rows[k]; P += 1
             else:
                 neg[N].s = scores[rows[k]]; neg[N].idx = rows[k]; N += 1
+            biggest = max(biggest, fabs(scores[rows[k]]))
     if P == 0 or N == 0:
         for k in range(n):
             coef[rows[k]] = 0.0
@@ -827,6 +783,15 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
     c.ndcg_norm = ndcg_norm
     c.pos = pos
     c.dtab = NULL
+    if c.loss == 0:
+        dmax = 1.0 / P
+    elif c.loss == 1:
+        dmax = 1.0 / ndcg_norm
+    elif c.loss == 2:
+        dmax = 1.0 / pn
+    # small factors first: 2 * scale * biggest alone overflows for scores near 1e308
+    c.tau = (TIE_ULPS * EPS * (P + 1.0)) * (2.0 * c.scale) * biggest \
+        + (TIE_ULPS * EPS * (P + 1.0)) * dmax
     for i in range(P + 2):
         count[i] = 0
     if K:
@@ -891,14 +856,16 @@ WORKSPACE_CAP = 1 << 28  # bytes of work arrays kept between calls (256 MB)
 def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
                 const Py_ssize_t[::1] order, const Py_ssize_t[::1] offsets,
                 int loss, int method, double[::1] coef, Py_ssize_t[::1] ranks,
-                double[::1] losses, double[::1] objectives, user_steps=None):
+                double[::1] losses, double[::1] objectives, user_steps=None,
+                double user_dmax=0.0):
     """Loss-augmented inference for every query.
 
     Query q is rows order[offsets[q]:offsets[q+1]]. Fills coef and ranks (input order;
     ranks holds each negative's interleaving rank, 0 for positives), and the
     per-query losses and objectives (NaN for a query without positives or negatives).
     For loss = LOSS_USER, ``user_steps(lo, hi, j, P, N)`` returns the float64 array of
-    delta_j(i+1) - delta_j(i) for i in lo..hi-1, and the returned losses are 0 (objectives hold F only): the caller adds the loss.
+    delta_j(i+1) - delta_j(i) for i in lo..hi-1, ``user_dmax`` bounds their size, and
+    the returned losses are 0 (objectives hold F only): the caller adds the loss.
     Inputs are assumed valid (checked in svmrank.inference).
     """
     global _ws_mem, _ws_bytes
@@ -977,7 +944,7 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
             for q in range(n_queries):
                 size = offsets[q + 1] - offsets[q]
                 losses[q] = infer_one(&c, &scores[0], &relevant[0], &order[offsets[q]], size,
-                                      method, &coef[0], &ranks[0], &objectives[q],
+                                      method, user_dmax, &coef[0], &ranks[0], &objectives[q],
                                       pos, neg, opt, count, dtab, scratch, bid, &bk)
                 if c.error:
                     break

@@ -5,6 +5,8 @@
 # them in CHUNKS fixed blocks of rows, each into its own copy of the output, added in
 # block order at the end: the same result on any number of threads.
 # Reference: scipy's X @ w and X.T @ d (tests/test_linalg_kernel.py).
+import os
+
 from cython.parallel cimport prange
 from libc.stdlib cimport calloc, free
 
@@ -19,6 +21,18 @@ cdef extern from *:
     """
     int svmrank_max_threads() noexcept nogil
 
+# libgomp's thread pool does not survive fork(): a child that enters a parallel region
+# the parent has used hangs. Children (multiprocessing's default on Linux) run serial.
+cdef bint forked_child = False
+
+
+def _after_fork_in_child():
+    global forked_child
+    forked_child = True
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
 cdef enum:
     CHUNKS = 8
     PARALLEL_MIN_NNZ = 1 << 16  # below this a product takes a few microseconds: one thread
@@ -30,6 +44,8 @@ def max_threads():
 
 
 cdef int threads_for(Py_ssize_t nnz, int n_threads) noexcept nogil:
+    if forked_child:
+        return 1
     if n_threads > 0:
         return n_threads
     return svmrank_max_threads() if nnz >= PARALLEL_MIN_NNZ else 1

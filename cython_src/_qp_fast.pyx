@@ -132,7 +132,7 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
             release_cap = cap_active and lam < thresh
             if mu[worst] >= thresh and not release_cap:
                 for i in range(n):
-                    if z[i] > 1e9 * max(1.0, C):
+                    if z[i] > 1e9 * max(1.0, C, bmax / scale):
                         return UNBOUNDED  # only the ridge keeps it finite
                 lam_out[0] = lam if cap_active else 0.0
                 return OK

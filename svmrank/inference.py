@@ -31,7 +31,9 @@ monotonicity of opt_j (2018 Observation 2), which every QS-suitable loss has.
 Ties: samples are ordered by (score descending, row ascending), and interleaving ranks
 whose objective values agree to within a rounding tolerance count as tied and go to the
 larger rank (see cython_src/_lai_fast.pyx), so the methods agree on the loss and ranks
-even when the objective has exact ties.
+even when the objective has exact ties. The tolerance is one per query and grows with
+its largest |score|: beside a score some 1e13 times larger than the others, their small
+violations count as ties (rescale such scores first).
 """
 from dataclasses import dataclass
 
@@ -158,11 +160,12 @@ def _run(scores, relevant, segments, loss, method_code):
     # a user loss: check C1-C3 for every problem size, then call back for its steps
     n_pos = np.add.reduceat(relevant[order].astype(np.int64), offsets[:-1]) if n else np.zeros(0)
     n_neg = np.diff(offsets) - n_pos
+    dmax = 0.0
     for P, N in set(zip(n_pos.tolist(), n_neg.tolist())):
         if P and N:
-            loss.ensure_checked(P, N)
+            dmax = max(dmax, loss.ensure_checked(P, N))
     _lai_fast.lai_queries(scores, rel8, order, offsets, _lai_fast.LOSS_USER, method_code,
-                          coef, ranks, losses, objectives, loss.kernel_steps)
+                          coef, ranks, losses, objectives, loss.kernel_steps, dmax)
     for q in range(n_queries):
         if np.isnan(losses[q]):
             continue

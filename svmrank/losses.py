@@ -61,7 +61,7 @@ class QSLoss:
         self.step = step
         self.name = str(name)
         self.check = bool(check)
-        self._checked = set()  # the (P, N) already checked
+        self._checked = {}  # (P, N) -> largest |step| seen
 
     def __repr__(self):
         return f"QSLoss(name={self.name!r})"
@@ -114,12 +114,14 @@ class QSLoss:
         return float(self.values(r, np.arange(1, N + 1), P, N).sum())
 
     def ensure_checked(self, n_pos, n_neg):
-        """Check C1-C3 for (n_pos, n_neg) once (unless ``check`` is False)."""
+        """Check C1-C3 for (n_pos, n_neg) once; returns the largest |step| seen."""
         key = (int(n_pos), int(n_neg))
         if key not in self._checked:
-            if self.check:
-                check_qs_suitable(self, *key)
-            self._checked.add(key)
+            self._checked[key] = (check_qs_suitable(self, *key) if self.check
+                                  else float(np.abs(self.steps(
+                                      np.arange(1, key[0] + 1)[:, None],
+                                      np.array([1, key[1]]), *key)).max()))
+        return self._checked[key]
 
     def kernel_steps(self, lo, hi, j, n_pos, n_neg):
         """What the Cython kernel calls: steps for i in lo..hi-1 at one j."""

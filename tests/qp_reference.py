@@ -36,7 +36,7 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
             thresh = -tol * max(float(np.abs(b).max()), scale * z_scale)
             release_cap = cap_active and lam < thresh
             if mu[worst] >= thresh and not release_cap:
-                if z.max() > 1e9 * max(1.0, C):
+                if z.max() > 1e9 * max(1.0, C, float(np.abs(b).max()) / scale):
                     break  # only the ridge keeps it finite: the dual is unbounded
                 return z, (lam if cap_active else 0.0)
             if release_cap and (mu[worst] >= thresh or lam < mu[worst]):

@@ -215,3 +215,28 @@ def test_summary_scores_only_queries_with_both_kinds(data, tmp_path, capsys):
                       ("Average loss", "Average loss")):
         assert value(out, key) == value(out1, key1)
     assert err.count("warning") == 1 and "2 of 3 queries" in err
+
+
+def test_attached_option_values_parse(data, tmp_path):
+    """-v0 -c10 -#50 (values attached, as C programs with getopt-like parsing accept)."""
+    assert ap_learn.main(["-v0", "-c10", "-#50", "-e0.01", str(data[0]), str(tmp_path / "m")]) == 0
+    assert read_model(tmp_path / "m").metadata["C"] == "10"
+
+
+def test_dev_stdout_redirected_to_a_file_keeps_the_order(data, tmp_path):
+    """/dev/stdout resolves to the redirected file; writing through the process's own
+    descriptor keeps scores and statistics in order (a rename would unlink the file the
+    shell holds open)."""
+    train, test = data
+    model = tmp_path / "m"
+    assert ap_learn.main(["-v", "0", "-c", "10", str(train), str(model)]) == 0
+    out = tmp_path / "out.txt"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    with open(out, "w") as fh:
+        proc = subprocess.run([sys.executable, "-m", "svmrank.cli.ap_classify", str(test), str(model),
+                               "/dev/stdout"], stdout=fh, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    lines = out.read_text().splitlines()
+    assert len(lines) == 400 + 8 and lines[400].startswith("Classified 400 examples")
+    assert ap_classify.main(["-v", "0", str(test), str(model), str(tmp_path / "pred")]) == 0
+    assert lines[:400] == (tmp_path / "pred").read_text().splitlines()

@@ -76,3 +76,31 @@ def test_int64_indices_fall_back_to_scipy(product):
         np.testing.assert_array_equal(product(X, np.array([2.0, -1.0])), [2.0, -3.0, 4.0])
     else:
         np.testing.assert_array_equal(product(X, np.array([1.0, 2.0, -1.0])), [-1.0, 6.0])
+
+
+def test_a_forked_child_runs_the_products():
+    """libgomp's threads do not survive fork(): after the parent has used them, a forked
+    child (multiprocessing's default on Linux) must run the products serially, not hang."""
+    import multiprocessing as mp
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    rng = np.random.default_rng(0)
+    X = _random_csr(rng, 20000, 50, 0.2, 1.0)
+    w = rng.normal(size=50)
+    expected = matrix_product(X, w)  # the parent starts its threads
+    expected_t = transpose_product(X, expected)
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=lambda: queue.put(
+        (matrix_product(X, w).tolist(), transpose_product(X, expected).tolist())))
+    child.start()
+    try:  # (read before joining: a child cannot exit while its queue holds data)
+        scores, joint = queue.get(timeout=60)
+    except Exception:  # queue.Empty after the timeout
+        scores = None
+    child.join(10)
+    if child.is_alive():
+        child.kill()
+    assert scores is not None, "the forked child hung in a product"
+    np.testing.assert_array_equal(scores, expected)
+    np.testing.assert_array_equal(joint, expected_t)  # serial, and the same blocks

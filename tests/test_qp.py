@@ -146,3 +146,19 @@ def test_optimum_follows_the_feature_scale(scale):
     np.testing.assert_allclose(zr * scale**2, z1, rtol=1e-7, atol=1e-9 * z1.max())
     z, _ = solve_dual_qp(np.array([[1e12]]), np.array([0.7]), np.array([True]), 1.0)
     assert z[0] == pytest.approx(0.7e-12, rel=1e-9)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-3, 1e-6])
+def test_hard_rows_at_a_tiny_feature_scale_are_not_unbounded(scale):
+    """Hard rows (no cap) have multipliers of order |b| / ‖v‖²: at a tiny feature scale
+    they are huge but finite (the dual is bounded), and the unboundedness test must
+    scale with them; kernel and reference still agree."""
+    rng = np.random.default_rng(0)
+    V = rng.normal(size=(4, 3)) * scale
+    b, capped = rng.uniform(0.1, 1.0, size=4), np.array([True, True, False, False])
+    z, _ = solve_dual_qp(V @ V.T, b, capped, 1.0)
+    zr, _ = reference_dual_qp(V @ V.T, b, capped, 1.0)
+    f = lambda v: b @ v - 0.5 * v @ (V @ V.T) @ v
+    assert f(z) == pytest.approx(f(zr), rel=1e-9)
+    w = z @ V  # the hard rows hold at the primal point
+    assert np.all(V[2:] @ w >= b[2:] * (1 - 1e-7))

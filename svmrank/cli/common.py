@@ -32,8 +32,11 @@ class StructArgumentParser(argparse.ArgumentParser):
         for token in args:
             if token == "--":
                 break
-            if token.startswith("-") and len(token) > 1 and not _is_number(token) \
-                    and token.split("=", 1)[0] not in known:
+            if not token.startswith("-") or len(token) < 2 or _is_number(token):
+                continue
+            # --name or --name=value; -x, or -x with its value attached (-c0.1, -v0)
+            name = token.split("=", 1)[0] if token.startswith("--") else token[:2]
+            if name not in known:
                 raise CLIError(f"unknown option {token}")
         return super().parse_args(args, namespace)
 

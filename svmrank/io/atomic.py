@@ -1,7 +1,9 @@
 """Atomic file writes: write to a temporary file beside the target, then rename."""
 import contextlib
 import os
+import re
 import stat
+import sys
 import tempfile
 
 
@@ -15,14 +17,34 @@ def _cannot_write(path, reason):
     return OSError(f"{path}: cannot write ({reason})")
 
 
+_OWN_FD = re.compile(r"^/(?:proc/(?:self|{pid})/fd|dev/fd)/(\d+)$")
+
+
+def _own_descriptor(path):
+    """The file descriptor of this process that ``path`` names through its symlinks
+    (/dev/stdout -> /proc/self/fd/1), or None."""
+    pattern = re.compile(_OWN_FD.pattern.replace("{pid}", str(os.getpid())))
+    hop = os.path.abspath(path)
+    for _ in range(40):  # the symlink chain, hop by hop
+        match = pattern.match(hop)
+        if match:
+            return int(match.group(1))
+        if not os.path.islink(hop):
+            return None
+        hop = os.path.normpath(os.path.join(os.path.dirname(hop), os.readlink(hop)))
+    return None
+
+
 def _special_file(path):
-    """True when ``path`` (symlinks followed) exists and is not a regular file or a
-    folder: a device, a FIFO, a socket (/dev/null, /dev/stdout, a named pipe)."""
+    """True when ``path`` must be written in place: it exists and (symlinks followed) is
+    not a regular file or a folder (a device, a FIFO, a socket: /dev/null, a named
+    pipe), or it names one of this process's descriptors (/dev/stdout redirected to a
+    file: renaming over that file would unlink the one the shell keeps open)."""
     try:
         mode = os.stat(path).st_mode
     except OSError:
         return False
-    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)) or _own_descriptor(path) is not None
 
 
 @contextlib.contextmanager
@@ -39,8 +61,15 @@ def atomic_write(path, mode="w", encoding="utf-8"):
     path = os.fspath(path)
     kwargs = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
     if _special_file(path):
+        fd = _own_descriptor(path)
         try:
-            fh = open(path, mode, **kwargs)
+            if fd is None:
+                fh = open(path, mode, **kwargs)
+            else:  # share the descriptor's offset, so output keeps its order (as >> would)
+                for stream in (sys.stdout, sys.stderr):
+                    with contextlib.suppress(Exception):
+                        stream.flush()
+                fh = os.fdopen(os.dup(fd), mode, **kwargs)
         except OSError as exc:
             raise _cannot_write(path, exc.strerror or exc) from None
         with fh:
