@@ -17,18 +17,17 @@ def _cannot_write(path, reason):
     return OSError(f"{path}: cannot write ({reason})")
 
 
-_OWN_FD = re.compile(r"^/(?:proc/(?:self|{pid})/fd|dev/fd)/(\d+)$")
+_FD_PATH = re.compile(r"^/(?:proc/(self|\d+)/fd|dev/fd)/(\d+)$")
 
 
 def _own_descriptor(path):
     """The file descriptor of this process that ``path`` names through its symlinks
     (/dev/stdout -> /proc/self/fd/1), or None."""
-    pattern = re.compile(_OWN_FD.pattern.replace("{pid}", str(os.getpid())))
     hop = os.path.abspath(path)
     for _ in range(40):  # the symlink chain, hop by hop
-        match = pattern.match(hop)
-        if match:
-            return int(match.group(1))
+        match = _FD_PATH.match(hop)
+        if match and match.group(1) in (None, "self", str(os.getpid())):
+            return int(match.group(2))
         if not os.path.islink(hop):
             return None
         hop = os.path.normpath(os.path.join(os.path.dirname(hop), os.readlink(hop)))
