@@ -12,7 +12,9 @@
 # whose f_j differ by less than a rounding tolerance tau count as tied, and ties go to
 # the larger rank: opt_j = max{i : f_j(i) >= max f_j - tau}. Every method applies this
 # one rule, so exactly tied objectives (tied scores, scores that cancel the loss step)
-# give the same maximiser whatever the order of the floating-point sums.
+# give the same maximiser whatever the order of the floating-point sums. The scans keep
+# f_j(i) - max f_j as the sum of the steps since the maximum (gap_add), so the steps
+# before it, which may be huge, do not round the comparison.
 from libc.math cimport log2, NAN, INFINITY, fabs
 from libc.stdlib cimport malloc, free, qsort
 from libc.stdint cimport PTRDIFF_MAX as PY_SSIZE_T_MAX
@@ -51,8 +53,10 @@ METHOD_SEARCH_SELECT = 4
 # tau = TIE_ULPS * eps * (P + 1) * (largest |f_j(i+1) - f_j(i)| bound): a bound on the
 # rounding error of a sum of at most P + 1 steps, with margin. It is one tolerance for
 # the whole query, which keeps opt_j monotone in j and every method's tie decisions
-# identical; the price is that a score far larger than the others widens it for all
-# (a violation below about 1e-13 (P + 1) max|s| / (P N) then counts as a tie).
+# identical. The bound takes the scores of the contested samples only (contested_scale):
+# a sample whose every step has a certain sign (a positive above all negatives by more
+# than the loss can weigh, a negative below all positives, ...) only restarts the gap
+# or ends the ties, so an outlier does not widen tau for the others.
 cdef double TIE_ULPS = 16.0
 cdef double EPS = 2.220446049250313e-16
 
@@ -77,6 +81,45 @@ cdef inline double discount(double position) noexcept nogil:
 cdef inline bint before(const Item* a, const Item* b) noexcept nogil:
     """a precedes b in the order (score descending, index ascending); branch-free."""
     return (a.s > b.s) | ((a.s == b.s) & (a.idx < b.idx))
+
+
+cdef inline int gap_add(double* gap, double step, double tau) noexcept nogil:
+    """One step of f_j with *gap = f_j(i) - max f_j so far: 2 at a new strict maximum
+    (the gap restarts at 0), 1 within tau of the maximum (a tie), 0 below."""
+    gap[0] += step
+    if gap[0] > 0.0:
+        gap[0] = 0.0
+        return 2
+    return gap[0] >= -tau
+
+
+cdef inline bint certain(double s, double lo, double hi, double w) noexcept nogil:
+    """s lies above hi or below lo by more than w score units plus rounding: every step
+    between s and a score of [lo, hi] then has the sign of the score difference."""
+    return (s - hi > w + 8.0 * EPS * (fabs(s) + fabs(hi))
+            or lo - s > w + 8.0 * EPS * (fabs(s) + fabs(lo)))
+
+
+cdef double contested_scale(Ctx* c, const double* scores, const unsigned char* rel,
+                            const Py_ssize_t* rows, Py_ssize_t n, double neg_lo,
+                            double neg_hi, double w) noexcept nogil:
+    """Largest |score| of the samples whose steps are not all of a certain sign: those
+    within w = 2 dmax / scale score units (twice the largest loss step) of the other
+    class's range. A positive above it always raises f_j (a new maximum, the gap restarts), a
+    negative above it always lowers f_j from rank 1, and samples below it give steps
+    that only lower (or, for a negative, only raise) f_j: their decisions need no
+    tolerance, and their magnitudes never enter a gap that is compared with it."""
+    cdef double big = 0.0, s
+    cdef double pos_hi = c.pos[0].s, pos_lo = c.pos[c.P - 1].s
+    cdef Py_ssize_t k
+    for k in range(n):
+        s = scores[rows[k]]
+        if rel[rows[k]]:
+            if not certain(s, neg_lo, neg_hi, w):
+                big = fabs(s) if fabs(s) > big else big
+        elif not certain(s, pos_lo, pos_hi, w):
+            big = fabs(s) if fabs(s) > big else big
+    return big
 
 
 cdef inline double fstep(Ctx* c, Py_ssize_t i, Py_ssize_t j, double s) noexcept nogil:
@@ -119,15 +162,12 @@ cdef Py_ssize_t scan_rank(Ctx* c, Py_ssize_t j, double s, Py_ssize_t lo,
                           Py_ssize_t hi) noexcept nogil:
     """opt_j restricted to ranks lo..hi (1-based) by a linear scan of f_j."""
     cdef Py_ssize_t i, best = lo
-    cdef double f = 0.0, top = 0.0
+    cdef double gap = 0.0
     if c.loss == 3:
         fill_user(c, j, lo, hi)
     for i in range(lo, hi):
-        f += fstep(c, i, j, s)
-        if f >= top - c.tau:
+        if gap_add(&gap, fstep(c, i, j, s), c.tau):
             best = i + 1
-            if f > top:
-                top = f
     return best
 
 
@@ -145,7 +185,8 @@ cdef Py_ssize_t scan_opt(Ctx* c, Py_ssize_t j, double s, Py_ssize_t start, Py_ss
     the smallest and largest maximiser, and the largest rank within tau of the maximum,
     only upwards), so the first maximiser of a negative ranked above is a safe start."""
     cdef Py_ssize_t i, best = start, first = start
-    cdef double f = 0.0, top = 0.0, d_prev, d_next
+    cdef double gap = 0.0, d_prev, d_next
+    cdef int at
     if c.loss == 3:
         fill_user(c, j, start, hi)
     if c.loss == 1 and c.dtab == NULL:
@@ -153,20 +194,19 @@ cdef Py_ssize_t scan_opt(Ctx* c, Py_ssize_t j, double s, Py_ssize_t start, Py_ss
         d_prev = discount(start + j - 1)
         for i in range(start, hi):
             d_next = discount(i + j)
-            f += c.scale * (c.pos[i - 1].s - s) + (d_next - d_prev) / c.ndcg_norm
+            at = gap_add(&gap, c.scale * (c.pos[i - 1].s - s) + (d_next - d_prev) / c.ndcg_norm,
+                         c.tau)
             d_prev = d_next
-            if f >= top - c.tau:
+            if at:
                 best = i + 1
-                if f > top:
-                    top = f
+                if at == 2:
                     first = i + 1
     else:
         for i in range(start, hi):
-            f += fstep(c, i, j, s)
-            if f >= top - c.tau:
+            at = gap_add(&gap, fstep(c, i, j, s), c.tau)
+            if at:
                 best = i + 1
-                if f > top:
-                    top = f
+                if at == 2:
                     first = i + 1
     arg[0] = first
     return best if best > lo else lo
@@ -181,7 +221,7 @@ cdef Py_ssize_t search_rank(Ctx* c, Py_ssize_t j, double s, Py_ssize_t P) noexce
     of it; ranks beyond p+1 (only when j < P) are scanned linearly."""
     cdef Py_ssize_t p = P if (c.loss == 2 or j >= P) else j
     cdef Py_ssize_t a = 1, b = p + 1, m, i, best
-    cdef double f = 0.0, top = 0.0
+    cdef double gap = 0.0
     while a < b:  # first i in [1, p] with a negative step, p + 1 if none
         m = a + (b - a) // 2
         if fstep(c, m, j, s) < 0.0:
@@ -192,8 +232,7 @@ cdef Py_ssize_t search_rank(Ctx* c, Py_ssize_t j, double s, Py_ssize_t P) noexce
     if p < P:  # Algorithm 2 step 3: linear part, from the concave part's maximiser
         return scan_rank(c, j, s, a, P + 1)
     for i in range(a, P + 1):  # concave: f only falls from here; extend over ties
-        f += fstep(c, i, j, s)
-        if f >= top - c.tau:
+        if gap_add(&gap, fstep(c, i, j, s), c.tau):
             best = i + 1
         else:
             break
@@ -724,7 +763,8 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
     positive) and *objective; returns the loss (NaN, coef 0, when the query
     has no positive or no negative; 0 for a user loss, whose value the caller adds)."""
     cdef Py_ssize_t k, i, j, P = 0, N = 0, above, row, K = 0
-    cdef double ndcg_norm = 0.0, loss_value = 0.0, f_score = 0.0, pn, biggest = 0.0
+    cdef double ndcg_norm = 0.0, loss_value = 0.0, f_score = 0.0, pn, neg_hi = -INFINITY
+    cdef double biggest = 0.0, w
     cdef double s, t, top = 0.0, scale = 0.0, kmax, last_s = INFINITY
     cdef unsigned int b
     cdef int order = 2
@@ -753,6 +793,7 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
                 bk.bkt[b].cnt += 1
                 bk.bkt[b].top = s if s > bk.bkt[b].top else bk.bkt[b].top
                 last_s = s if s < last_s else last_s
+                neg_hi = s if s > neg_hi else neg_hi
                 N += 1
             biggest = max(biggest, fabs(s))
     else:
@@ -761,6 +802,9 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
                 pos[P].s = scores[rows[k]]; pos[P].idx = rows[k]; P += 1
             else:
                 neg[N].s = scores[rows[k]]; neg[N].idx = rows[k]; N += 1
+                s = neg[N - 1].s
+                last_s = s if s < last_s else last_s
+                neg_hi = s if s > neg_hi else neg_hi
             biggest = max(biggest, fabs(scores[rows[k]]))
     if P == 0 or N == 0:
         for k in range(n):
@@ -789,7 +833,14 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
         dmax = 1.0 / ndcg_norm
     elif c.loss == 2:
         dmax = 1.0 / pn
-    # small factors first: 2 * scale * biggest alone overflows for scores near 1e308
+    # the outermost sample of each class decides whether any sample is certain (then
+    # one more pass finds the contested scale); small factors first in tau: 2 * scale *
+    # |s| alone overflows for scores near 1e308
+    w = 2.0 * dmax / c.scale
+    if (certain(pos[0].s, last_s, neg_hi, w) or certain(pos[P - 1].s, last_s, neg_hi, w)
+            or certain(neg_hi, pos[P - 1].s, pos[0].s, w)
+            or certain(last_s, pos[P - 1].s, pos[0].s, w)):
+        biggest = contested_scale(c, scores, rel, rows, n, last_s, neg_hi, w)
     c.tau = (TIE_ULPS * EPS * (P + 1.0)) * (2.0 * c.scale) * biggest \
         + (TIE_ULPS * EPS * (P + 1.0)) * dmax
     for i in range(P + 2):

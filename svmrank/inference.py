@@ -31,9 +31,9 @@ monotonicity of opt_j (2018 Observation 2), which every QS-suitable loss has.
 Ties: samples are ordered by (score descending, row ascending), and interleaving ranks
 whose objective values agree to within a rounding tolerance count as tied and go to the
 larger rank (see cython_src/_lai_fast.pyx), so the methods agree on the loss and ranks
-even when the objective has exact ties. The tolerance is one per query and grows with
-its largest |score|: beside a score some 1e13 times larger than the others, their small
-violations count as ties (rescale such scores first).
+even when the objective has exact ties. The tolerance is one per query; it grows with
+the largest |score| among the contested samples only (an outlier scored beyond the
+other class's range by more than the loss can weigh does not widen it).
 """
 from dataclasses import dataclass
 

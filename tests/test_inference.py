@@ -68,6 +68,22 @@ def test_ties_go_upward_as_in_exact_arithmetic(problem, loss):
         np.testing.assert_array_equal(res.ranks, expected, err_msg=method)
 
 
+@pytest.mark.parametrize("loss", ["ap", "roc"])
+@settings(max_examples=150, deadline=None)
+@given(problem=small_problem(QUARTERS, 10),
+       outlier=st.sampled_from([1e10, 1e14, 1e200, -1e14, -1e200]), positive=st.booleans())
+def test_a_huge_score_elsewhere_does_not_hide_violations(problem, loss, outlier, positive):
+    """A sample scored far from all the others once widened the tie tolerance of the
+    whole query, so small violations among the others counted as ties (wrong loss and
+    gradient). Every method must still return the exact-arithmetic maximiser."""
+    scores, labels = map(np.asarray, problem)
+    scores, labels = np.append(scores, outlier), np.append(labels, float(positive))
+    expected = exact_opt_ranks(scores, labels, loss)
+    for method in methods_for(loss):
+        res = loss_augmented_inference(scores, labels, loss=loss, method=method)
+        np.testing.assert_array_equal(res.ranks, expected, err_msg=method)
+
+
 def test_huge_scores_near_the_float_limit():
     """The tie tolerance, proportional to the largest |score|, must not overflow to inf
     (every rank would then tie with the best and go to the bottom)."""

@@ -109,7 +109,10 @@ def test_torch_wrapper_refuses_integer_scores():
 def test_value_keeps_its_precision_beside_a_huge_score():
     """J = Δ + (coef − truth)·s: a sample that keeps its ground-truth coefficient (here a
     whole query ranked correctly) adds nothing, so its huge score does not round J away
-    (objective − truth·s gave 0.546875)."""
+    (objective − truth·s gave 0.546875), and a huge positive ranked above everything
+    no longer hides the violation below it (the value was 0)."""
+    value, grad = structured_hinge(np.array([0.0, 0.3, 1e14]), np.array([1, 0, 1]))
+    assert value == pytest.approx(7 / 15, rel=1e-12) and grad.tolist() == [-1, 1, 0]
     value, _ = structured_hinge(np.array([0.0, 0.3, 1e14, 0.0]), np.array([1, 0, 1, 0]),
                                 qid=[0, 0, 1, 1])
     assert value == pytest.approx(0.55, rel=1e-12)
