@@ -13,6 +13,13 @@ def _check_pair(y_true, scores):
     return y_true > 0, scores
 
 
+def _tie_groups(sorted_scores):
+    """Start and size of each run of equal values in a sorted score array."""
+    s = sorted_scores
+    starts = np.r_[0, np.flatnonzero(s[1:] != s[:-1]) + 1]
+    return starts, np.diff(np.r_[starts, len(s)])
+
+
 def average_precision(y_true, scores):
     """Average precision of the ranking by decreasing score.
 
@@ -49,10 +56,8 @@ def ndcg(y_true, scores, k=None):
     if ideal == 0:
         return float("nan")
     order = np.argsort(-scores, kind="stable")
-    s, g = scores[order], gains[order]
-    starts = np.r_[0, np.flatnonzero(s[1:] != s[:-1]) + 1]
-    sizes = np.diff(np.r_[starts, len(s)])
-    tied = np.repeat(np.add.reduceat(g, starts) / sizes, sizes)
+    starts, sizes = _tie_groups(scores[order])
+    tied = np.repeat(np.add.reduceat(gains[order], starts) / sizes, sizes)
     return float(tied[:n] @ discount / ideal)
 
 
@@ -66,9 +71,8 @@ def roc_auc(y_true, scores):
     s = scores[order]
     ranks = np.empty(len(s))
     # average rank of each tie group (1-based)
-    starts = np.r_[0, np.flatnonzero(s[1:] != s[:-1]) + 1]
-    ends = np.r_[starts[1:], len(s)]
-    ranks_sorted = np.repeat((starts + ends + 1) / 2.0, ends - starts)
+    starts, sizes = _tie_groups(s)
+    ranks_sorted = np.repeat(starts + (sizes + 1) / 2.0, sizes)
     ranks[order] = ranks_sorted
     return float((ranks[rel].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 
