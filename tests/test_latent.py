@@ -324,8 +324,11 @@ def test_learns_the_hidden_concept_and_is_deterministic():
                               random_state=8)
     train = bags <= 120  # one hidden concept: split a single draw into train and test bags
     X, Xt, y, yt, bags, bt = X[train], X[~train], y[train], y[~train], bags[train], bags[~train]
+    # from a random imputation CCCP stops at the trivial point w ≈ 0 in about a third of
+    # the starts on these bags (either model; 14 of 40 seeds for LatentSVM): restarts,
+    # keeping the lowest objective, are the remedy a user applies too
     for make in (lambda: LatentAPSVM(C=10.0, n_init=2, random_state=3),
-                 lambda: LatentSVM(C=10.0, random_state=3)):
+                 lambda: LatentSVM(C=10.0, n_init=3, random_state=3)):
         a, b = make().fit(X, y, bags=bags), make().fit(X, y, bags=bags)
         np.testing.assert_array_equal(a.coef_, b.coef_)
         assert a.score(Xt, yt, bags=bt) > 0.8  # chance level is about 0.3

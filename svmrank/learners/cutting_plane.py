@@ -295,9 +295,10 @@ class _Run:
         """OCAS (Franc & Sonnenburg 2009, Alg. 1) over the score interface of P.
 
         Each iteration solves the QP (giving w_c), searches the segment from the best
-        point w_b towards w_c by regula falsi on the derivative of the piecewise-quadratic
-        objective, moves w_b to the best point seen, and adds the cutting planes found at
-        w_c and at the new w_b (both are valid; no extra inference call is needed)."""
+        point w_b towards w_c by regula falsi (Anderson & Björck's variant) on the
+        derivative of the piecewise-quadratic objective, moves w_b to the best point
+        seen, and adds the cutting planes found at w_c and at the new w_b (both are
+        valid; no extra inference call is needed)."""
         C = self.C
         if self.A_hard is not None:  # start feasible, so that every segment stays feasible
             w, self.dual = _activate_hard_rows(self.ws, self.A_hard, self.b_hard, C, w)
@@ -334,9 +335,18 @@ class _Run:
                 if objective(t, r_t) < best[0]:
                     best = (objective(t, r_t), t, r_t, loss_t, d_t)
                 g_t = slope(t, d_t)
+                if g_t == 0:
+                    break  # t minimises the segment
+                # Anderson & Björck (1973): scale down the slope at the end that stays,
+                # or regula falsi creeps towards the root from one side (in the tail the
+                # slope at w_c is steep and plain steps reach half the decrease or less)
                 if g_t > 0:
+                    m = 1.0 - g_t / g_hi
+                    g_lo *= m if m > 0 else 0.5
                     hi, g_hi = t, g_t
                 else:
+                    m = 1.0 - g_t / g_lo
+                    g_hi *= m if m > 0 else 0.5
                     lo, g_lo = t, g_t
             self.primal, t_best, self.xi, loss_b, d_b = best
             self.w, s_b = w_b + t_best * dw, s_b + t_best * ds
