@@ -6,6 +6,9 @@ score per sample can minimise the AP / NDCG upper bound (eq. 4)::
 
     loss = structured_hinge_loss(model(x).squeeze(-1), y, loss="ap")
     loss.backward()
+
+It also works under ``torch.func`` (``grad``, ``vjp``, ``vmap`` over a batch of score
+vectors, one loss each).
 """
 import numpy as np
 import torch
@@ -15,22 +18,47 @@ from .losses import structured_hinge
 __all__ = ["StructuredHinge", "structured_hinge_loss"]
 
 
+def _numpy(x):
+    return x.detach().to("cpu").numpy() if torch.is_tensor(x) else x
+
+
 class StructuredHinge(torch.autograd.Function):
-    """autograd.Function: forward J(s), backward grad_output · (coef(R̄) − coef(R*))."""
+    """autograd.Function: forward (J(s), coef(R̄) − coef(R*)), backward
+    grad_output · (coef(R̄) − coef(R*)); the second output is not differentiable."""
 
     @staticmethod
-    def forward(ctx, scores, labels, loss="ap", qid=None, method="qs"):
+    def forward(scores, labels, loss="ap", qid=None, method="qs"):
         s = scores.detach().to("cpu", torch.float64).numpy()
-        lab = labels.detach().to("cpu").numpy() if torch.is_tensor(labels) else np.asarray(labels)
-        q = qid.detach().to("cpu").numpy() if torch.is_tensor(qid) else qid
-        value, grad = structured_hinge(s, lab, loss=loss, qid=q, method=method)
-        ctx.save_for_backward(torch.as_tensor(grad, dtype=scores.dtype, device=scores.device))
-        return scores.new_tensor(value)
+        value, grad = structured_hinge(s, np.asarray(_numpy(labels)), loss=loss,
+                                       qid=_numpy(qid), method=method)
+        return (scores.new_tensor(value),
+                torch.as_tensor(grad, dtype=scores.dtype, device=scores.device))
 
     @staticmethod
-    def backward(ctx, grad_output):
+    def setup_context(ctx, inputs, output):
+        _, grad = output
+        ctx.mark_non_differentiable(grad)
+        ctx.save_for_backward(grad)
+
+    @staticmethod
+    def backward(ctx, grad_value, _grad_grad):
         (grad,) = ctx.saved_tensors
-        return grad_output * grad, None, None, None, None
+        return grad_value * grad, None, None, None, None
+
+    @staticmethod
+    def vmap(info, in_dims, scores, labels, loss="ap", qid=None, method="qs"):
+        """One loss per score vector of the batch (labels and qid batched or shared)."""
+        def item(x, dim, k):
+            return x if dim is None else x.select(dim, k)
+
+        values, grads = [], []
+        for k in range(info.batch_size):
+            v, g = StructuredHinge.apply(item(scores, in_dims[0], k),
+                                         item(labels, in_dims[1], k), loss,
+                                         item(qid, in_dims[3], k), method)
+            values.append(v)
+            grads.append(g)
+        return (torch.stack(values), torch.stack(grads)), (0, 0)
 
 
 def structured_hinge_loss(scores, labels, loss="ap", qid=None, method="qs"):
@@ -40,4 +68,4 @@ def structured_hinge_loss(scores, labels, loss="ap", qid=None, method="qs"):
         raise ValueError(f"scores: expected a 1-d tensor, got shape {tuple(scores.shape)}")
     if not torch.is_floating_point(scores):  # (the value would be truncated to an integer)
         raise ValueError(f"scores: expected a floating-point tensor, got {scores.dtype}")
-    return StructuredHinge.apply(scores, labels, loss, qid, method)
+    return StructuredHinge.apply(scores, labels, loss, qid, method)[0]

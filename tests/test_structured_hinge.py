@@ -99,6 +99,25 @@ def test_torch_wrapper():
     np.testing.assert_allclose(s.grad.numpy(), grad)
 
 
+def test_torch_wrapper_under_torch_func():
+    """grad, and vmap over a batch of score vectors (labels shared or batched), give
+    each row's value and semi-gradient."""
+    torch = pytest.importorskip("torch")
+    from torch.func import grad, vmap
+    from svmrank.losses_torch import structured_hinge_loss
+    rng = np.random.default_rng(5)
+    S = rng.normal(size=(4, 15))
+    Y = rng.random((4, 15)) < 0.4
+    Y[:, :2] = [True, False]
+    y = Y[0]
+    g = grad(lambda x: structured_hinge_loss(x, torch.tensor(y)))(torch.tensor(S[0]))
+    np.testing.assert_allclose(g.numpy(), structured_hinge(S[0], y)[1])
+    per_row = vmap(grad(lambda x: structured_hinge_loss(x, torch.tensor(y))))(torch.tensor(S))
+    np.testing.assert_allclose(per_row.numpy(), [structured_hinge(r, y)[1] for r in S])
+    values = vmap(structured_hinge_loss)(torch.tensor(S), torch.tensor(Y))
+    np.testing.assert_allclose(values.numpy(), [structured_hinge(r, l)[0] for r, l in zip(S, Y)])
+
+
 def test_torch_wrapper_refuses_integer_scores():
     torch = pytest.importorskip("torch")
     from svmrank.losses_torch import structured_hinge_loss
