@@ -11,7 +11,7 @@ MAX_TRAIN_FEATURES = 1 << 24
 MAX_MODEL_WEIGHTS = 1 << 27
 
 
-def check_matrix(X, name="X", n_features=None):
+def check_matrix(X, name="X", n_features=None, min_features=1):
     """Return X as a finite CSR float64 matrix with sorted, canonical indices.
 
     Parameters
@@ -22,6 +22,8 @@ def check_matrix(X, name="X", n_features=None):
     n_features : int, optional
         If given, columns beyond it are dropped (as SVM-light ignores test features
         beyond the model's highest index) and missing columns are padded.
+    min_features : {1, 0}
+        0 accepts a matrix without columns (an SVMlight file of labels only).
     """
     if X is None:
         raise ValueError(f"{name}: expected an array, got None")
@@ -44,7 +46,7 @@ def check_matrix(X, name="X", n_features=None):
             raise ValueError(f"{name}: expected a 2-d array, got {arr.ndim}-d; Reshape your data "
                              "with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample")
         X = sp.csr_matrix(arr)
-    for axis, what in ((0, "sample"), (1, "feature")):
+    for axis, what in ((0, "sample"), (1, "feature"))[:2 if min_features else 1]:
         if X.shape[axis] == 0:
             raise ValueError(f"{name}: Found array with 0 {what}(s) (shape={X.shape}) while a "
                              "minimum of 1 is required.")

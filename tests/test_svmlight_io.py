@@ -306,6 +306,8 @@ def test_labels_any_real(tmp_path):
 def test_lines_without_features(tmp_path):
     X, y, _ = load_svmlight(write(tmp_path, "1\n-1 # no features\n"))
     assert X.shape == (2, 0)
+    dump_svmlight(tmp_path / "out.txt", X, y, qid=[3, 3], comments=["", "no features"])
+    assert (tmp_path / "out.txt").read_text() == "1 qid:3\n-1 qid:3 # no features\n"
 
 
 def test_n_features_pads_and_rejects(tmp_path):

@@ -188,7 +188,7 @@ def dump_svmlight(path, X, y, qid=None, comments=None):
     comments : sequence of str, optional
         Written as ``# comment`` when non-empty; must not contain line breaks.
     """
-    X = check_matrix(X, "X")
+    X = check_matrix(X, "X", min_features=0)  # (lines of a label only are valid)
     n = X.shape[0]
     y = check_vector(y, "y", n=n)
     qid = None if qid is None else _check_qid(qid, n)
