@@ -48,9 +48,12 @@ class StructuredHinge(torch.autograd.Function):
     @staticmethod
     def vmap(info, in_dims, scores, labels, loss="ap", qid=None, method="qs"):
         """One loss per score vector of the batch (labels and qid batched or shared)."""
-        def item(x, dim, k):
-            return x if dim is None else x.select(dim, k)
+        def item(x, dim, k):  # (a list or tuple argument comes with a list of in_dims)
+            return x.select(dim, k) if torch.is_tensor(x) and dim is not None else x
 
+        if info.batch_size == 0:
+            shape = scores.movedim(in_dims[0], 0).shape[1:] if in_dims[0] is not None else scores.shape
+            return (scores.new_zeros(0), scores.new_zeros((0,) + tuple(shape))), (0, 0)
         values, grads = [], []
         for k in range(info.batch_size):
             v, g = StructuredHinge.apply(item(scores, in_dims[0], k),

@@ -116,6 +116,10 @@ def test_torch_wrapper_under_torch_func():
     np.testing.assert_allclose(per_row.numpy(), [structured_hinge(r, y)[1] for r in S])
     values = vmap(structured_hinge_loss)(torch.tensor(S), torch.tensor(Y))
     np.testing.assert_allclose(values.numpy(), [structured_hinge(r, l)[0] for r, l in zip(S, Y)])
+    listed = vmap(lambda x: structured_hinge_loss(x, y.tolist(), qid=[1] * 15))(torch.tensor(S))
+    np.testing.assert_allclose(listed.numpy(), [structured_hinge(r, y)[0] for r in S])
+    assert vmap(structured_hinge_loss)(torch.zeros(0, 15, dtype=torch.float64),
+                                       torch.zeros(0, 15, dtype=torch.bool)).shape == (0,)
 
 
 def test_torch_wrapper_refuses_integer_scores():

@@ -339,7 +339,9 @@ class _Run:
                     break  # t minimises the segment
                 # Anderson & Björck (1973): scale down the slope at the end that stays,
                 # or regula falsi creeps towards the root from one side (in the tail the
-                # slope at w_c is steep and plain steps reach half the decrease or less)
+                # slope at w_c is steep and plain steps reach half the decrease or less).
+                # Scaled from the first step on (the segment's ends count as earlier
+                # iterates): with two steps the textbook rule would never act.
                 if g_t > 0:
                     m = 1.0 - g_t / g_hi
                     g_lo *= m if m > 0 else 0.5
