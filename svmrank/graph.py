@@ -68,11 +68,22 @@ def check_edges(edges, n_samples, name="edges"):
 
 def _canonical(edges, n=None):
     """Edges as (min, max) pairs, unique and sorted, plus the map from input rows
-    (counting sorts in the kernel, O(n + E))."""
+    (counting sorts in the kernel, O(n + E)). Without n the rows are renumbered first
+    (order kept), so that a large row number costs no memory."""
     edges = np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2)
-    if n is None:
-        n = int(edges.max()) + 1 if len(edges) else 0
-    return _maxflow_fast.canonical_edges(n, edges)
+    if n is not None:
+        return _maxflow_fast.canonical_edges(n, edges)
+    rows, compact = np.unique(edges, return_inverse=True)
+    compact = np.ascontiguousarray(compact.reshape(-1, 2), dtype=np.int64)
+    pairs, inverse = _maxflow_fast.canonical_edges(len(rows), compact)
+    return rows[pairs], inverse
+
+
+def _int64_edges(rows, what):
+    try:
+        return np.array(rows, dtype=np.int64).reshape(-1, 2)
+    except OverflowError:
+        raise ValueError(f"{what}: row numbers must be below 2**63") from None
 
 
 def edges_from_file(path, n_samples=None):
@@ -116,8 +127,7 @@ def edges_from_file(path, n_samples=None):
             if u == v:
                 raise InputFormatError(f"{path}:{lineno}: self loop on row {u}")
             rows.append((u, v))
-    edges = np.array(rows, dtype=np.int64).reshape(-1, 2)
-    return _canonical(edges)[0]
+    return _canonical(_int64_edges(rows, str(path)))[0]
 
 
 def edges_from_groups(keys):
@@ -233,8 +243,7 @@ def edges_from_networkx(graph, nodes=None):
         if u == v:
             raise ValueError(f"graph: self loop on node {u!r}")
         rows.append((index[u], index[v]))
-    edges = np.array(rows, dtype=np.int64).reshape(-1, 2)
-    return _canonical(edges)[0]
+    return _canonical(_int64_edges(rows, "graph"))[0]
 
 
 # ------------------------------------------------------------------ graph cuts
@@ -262,6 +271,12 @@ def _check_problem(unary, edges, weights):
                          f"got {weights.min()!r}")
     pairs, inverse = _canonical(edges, n)
     merged = np.bincount(inverse, weights=weights, minlength=len(pairs)) if len(pairs) else weights[:0]
+    incident = np.bincount(pairs.ravel(), weights=np.repeat(merged, 2), minlength=n)
+    with np.errstate(over="ignore", invalid="ignore"):  # (checked just below)
+        force = 2.0 * (np.abs(unary[:, 1] - unary[:, 0]) + incident)
+    if not np.all(np.isfinite(force)):  # the cut's capacities and forcing constants
+        raise ValueError("unary, weights: too large (a node's unary gap plus its incident "
+                         "weights overflows); scale them down")
     return unary, pairs, np.ascontiguousarray(merged, dtype=np.float64)
 
 

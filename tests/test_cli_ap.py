@@ -69,6 +69,9 @@ def test_console_scripts_and_launchers_exit_non_zero_on_errors(data, tmp_path):
     (["-t", "1"], "-t 1 is not supported"), (["-v", "9"], "-v: expected a verbosity level"),
     (["-y", "-1"], "-y: expected a verbosity level"), (["--b", "inf"], "--b: expected a finite"),
     (["--eta", "nan"], "--eta: expected a finite"),
+    (["--lai", "search", "-l", "ndcg"], "--lai search needs -l ap or roc"),
+    (["--latent", "--seed", "-5"], "--seed: expected an integer >= 0"),
+    (["--model", "hoap", "--groups", "qid", "-l", "roc"], "--model hoap trains its own loss"),
     # an unknown option with a value: named, not the positional argparse would blame
     (["-z", "3"], "unknown option -z"),
 ])
@@ -148,6 +151,49 @@ def test_reads_a_real_svm_rank_model_and_ignores_extra_test_features(tmp_path, c
     pred = tmp_path / "pred"
     assert ap_classify.main(["-v", "0", str(test), str(model), str(pred)]) == 0
     np.testing.assert_allclose(np.loadtxt(pred), [0.73636848 + 0.94049019, -0.26855063], atol=1e-8)
+
+
+def test_foreign_model_gets_no_loss_line(tmp_path, capsys):
+    """A model of another tool does not say what it was trained on: no loss is guessed."""
+    model = tmp_path / "perf.model"
+    model.write_text(
+        "SVM-light Version V6.20\n0 # kernel type\n3 # kernel parameter -d \n"
+        "1 # kernel parameter -g \n1 # kernel parameter -s \n1 # kernel parameter -r \n"
+        "empty# kernel parameter -u \n2 # highest feature index \n"
+        "4 # number of training documents \n2 # number of support vectors plus 1 \n"
+        "0 # threshold b, each following line is a SV (starting with alpha*y)\n1 1:1 #\n")
+    test = tmp_path / "test.dat"
+    test.write_text("1 1:1\n0 2:1\n")
+    assert ap_classify.main([str(test), str(model), str(tmp_path / "pred")]) == 0
+    out = capsys.readouterr().out
+    assert "Average loss" not in out and "AP: 1.0000" in out
+
+
+def test_edges_file_is_never_an_output(tmp_path, capsys):
+    train = tmp_path / "small.dat"
+    train.write_text("1 1:1\n0 1:0.2\n1 1:0.8\n0 1:-1\n")
+    edges = tmp_path / "e.txt"
+    edges.write_text("0 1\n2 3\n")
+    assert ap_learn.main(["-v", "0", "--model", "hob", "--edges", str(edges), str(train),
+                          str(edges)]) == 1
+    assert "it is the input file" in capsys.readouterr().err
+    model = tmp_path / "hob.model"
+    assert ap_learn.main(["-v", "0", "--model", "hob", "--edges", str(edges), str(train),
+                          str(model)]) == 0
+    assert read_model(model).metadata["loss"] == "error"  # what HOB-SVM trains
+    assert ap_classify.main(["-v", "0", "--edges", str(edges), str(train), str(model),
+                             str(edges)]) == 1
+    assert "it is the input file" in capsys.readouterr().err
+    assert edges.read_text() == "0 1\n2 3\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_write_errors_name_the_file(data, tmp_path, capsys):
+    train, test = data
+    model = tmp_path / "m"
+    assert ap_learn.main(["-v", "0", "-c", "1", str(train), str(model)]) == 0
+    assert ap_classify.main(["-v", "0", str(test), str(model), "/dev/full"]) == 1
+    assert "/dev/full: cannot write (No space left on device)" in capsys.readouterr().err
 
 
 def test_linear_kernel_option_is_accepted(data, tmp_path):

@@ -217,6 +217,18 @@ def test_edges_from_networkx():
         edges_from_networkx(H, nodes=["x", "y"])
     with pytest.raises(ValueError, match="not a row number"):
         edges_from_networkx(H)
+    # a large row number costs no memory (rows are renumbered for the merge)
+    assert edges_from_networkx(nx.Graph([(0, 2**40), (5, 3)])).tolist() == [[0, 2**40], [3, 5]]
+    with pytest.raises(ValueError, match="below 2\\*\\*63"):
+        edges_from_networkx(nx.Graph([(0, 2**70)]))
+
+
+def test_overflowing_cut_is_refused():
+    """|gain| near 1e308 overflowed to inf and gave a wrong max-marginal."""
+    with pytest.raises(ValueError, match="too large"):
+        max_marginals([[1e308, -1e308]], [], [])
+    with pytest.raises(ValueError, match="too large"):
+        max_score_labelling([[0.0, 1e308], [0.0, 0.0]], [[0, 1]], [1e308])
 
 
 def test_check_edges_empty_and_dtype():

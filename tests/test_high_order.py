@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from svmrank.datasets import make_grouped
-from svmrank.estimators.high_order import HOAPSVM, HOBSVM
+from sklearn.exceptions import NotFittedError
+
+from svmrank.estimators.high_order import HOAPSVM, HOBSVM, from_linear_model, to_linear_model
 from svmrank.estimators.ranking import APSVM, BinarySVM
 from svmrank.graph import edges_from_groups, max_marginals
 from svmrank.inference import loss_augmented_inference, true_coef
@@ -179,6 +181,8 @@ def test_params_protocol():
     (lambda: HOBSVM(C=0.0), "C must be positive"),
     (lambda: HOBSVM(pairwise_features=[0, 9]), r"pairwise_features: indices must lie in \[0, 3\)"),
     (lambda: HOAPSVM(init="random"), "init must be"),
+    (lambda: HOAPSVM(init_C=0.0), "init_C must be positive"),
+    (lambda: HOAPSVM(init_C="x"), "init_C must be a finite number"),
 ])
 def test_bad_parameters(make, match):
     _, X, y, edges = tiny(0, n=6)
@@ -198,11 +202,36 @@ def test_bad_data():
         HOBSVM().fit(Xn, y, edges=edges)
     with pytest.raises(ValueError, match="at least one relevant"):
         HOAPSVM().fit(X, np.zeros(6), edges=edges)
-    with pytest.raises(AttributeError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         HOBSVM().decision_function(X)
     est = HOBSVM(C=1.0).fit(X, y, edges=edges)
     with pytest.raises(ValueError, match="X has 2 features"):
         est.decision_function(X[:, :2])
+
+
+def test_predictions_keep_the_fitted_layout():
+    """set_params after fit changes nothing until the next fit (the scores use the η,
+    pairwise features and bias that coef_ was fitted with)."""
+    _, X, y, edges = tiny(1, n=8)
+    est = HOBSVM(C=3.0, eta=0.8).fit(X, y, edges=edges)
+    before = est.decision_function(X, edges=edges)
+    est.set_params(bias=0.0, eta=3.0, pairwise_features=[0])
+    np.testing.assert_array_equal(est.decision_function(X, edges=edges), before)
+
+
+def test_model_metadata_read_by_index_and_checked():
+    _, X, y, edges = tiny(2, n=8)
+    est = HOBSVM(C=3.0, pairwise_features=[0, 2]).fit(X, y, edges=edges)
+    model = to_linear_model(est)
+    tokens = model.metadata["pairwise"].split(",")
+    model.metadata["pairwise"] = ",".join(reversed(tokens))  # order does not matter
+    np.testing.assert_allclose(from_linear_model(model).decision_function(X, edges=edges),
+                               est.decision_function(X, edges=edges))
+    for bad, match in ((tokens + tokens[:1], "listed twice"),
+                       ([t for t in tokens if not t.startswith("b:")], "missing with one")):
+        model.metadata["pairwise"] = ",".join(bad)
+        with pytest.raises(ValueError, match=match):
+            from_linear_model(model)
 
 
 def test_model_file_round_trip_and_console_scripts(tmp_path):

@@ -168,6 +168,9 @@ def test_writer_reader_round_trip(tmp_path):
     (["-#", "0"], 2, "-#: expected a positive number"),
     (["-w", "7"], 2, "-w 7 is not supported: only SVM-struct's 0..4"),
     (["--bogus", "3"], 2, "unknown option --bogus"),
+    (["-v", "7"], 2, "-v: expected a verbosity level 0..3"),
+    (["-t", "2"], 2, "-t 2 is not supported"),
+    (["--seed", "-1"], 2, "--seed: expected an integer >= 0"),
 ])
 def test_learn_bad_options(data, capsys, options, status, pattern):
     tmp, X, y = data
@@ -190,6 +193,8 @@ def test_learn_requires_c(data, capsys):
     ([2, 3], "class 1 has no example"),
     ([5], "class 1 has no example"),
     ([0.5], "needs examples of at least 2 classes, found 1"),
+    # found without an array of max-label entries (this one would need 73 TiB)
+    ([1, 2, 10**13], "class 3 has no example (SVM-multiclass classes are 1..10000000000000"),
 ])
 def test_learn_bad_classes(data, capsys, labels, pattern):
     tmp, X, y = data
@@ -305,8 +310,9 @@ def test_refuses_huge_feature_index_and_unwritable_model_before_training(tmp_pat
 def test_svm_multiclass_options_are_accepted_or_refused_by_name(data, capsys):
     tmp, X, y = data
     train = write_data(tmp / "tr.dat", X, y + 1)
-    assert learn(["-c", "10", "-w", "3", "-o", "2", "-l", "0", "-p", "1", "-v", "0", train,
-                  tmp / "m"]) == 0
+    assert learn(["-c", "10", "-w", "3", "-o", "2", "-l", "0", "-p", "1", "-t", "0", "-y", "1",
+                  "-v", "0", train, tmp / "m"]) == 0
+    assert classify(["-v", "0", "-y", "1", train, tmp / "m", tmp / "pred"]) == 0
     for option, value in (("-w", "9"), ("-o", "1"), ("-l", "1"), ("-p", "2")):
         assert learn(["-c", "10", option, value, train, tmp / "m2"]) == 2
         assert f"{option} {value} is not supported" in capsys.readouterr().err

@@ -16,7 +16,7 @@ from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .._validation import query_segments
 from ..metrics import average_precision, ndcg, roc_auc
-from .common import CLIError, StructArgumentParser, run
+from .common import CLIError, StructArgumentParser, add_verbosity_options, check_verbosity, run
 
 _LOSS_MEASURES = {"ap": ("1 - AP", average_precision), "ndcg": ("1 - NDCG, binary relevance", ndcg),
                   "roc": ("1 - ROC area", roc_auc)}
@@ -32,8 +32,7 @@ def build_parser():
     p.add_argument("example_file", help="examples to classify (SVMlight format)")
     p.add_argument("model_file", help="linear SVM-light model")
     p.add_argument("output_file", help="where to write the scores")
-    p.add_argument("-v", type=int, default=1, metavar="[0..3]",
-                   help="verbosity: 0 quiet, 1 statistics (default 1)")
+    add_verbosity_options(p, "verbosity: 0 quiet, 1 statistics (default 1)")
     p.add_argument("-f", type=int, default=1, metavar="1",
                    help="output format: 1 = value of the decision function (the only one)")
     p.add_argument("--latent", action="store_true",
@@ -53,7 +52,9 @@ def classify(argv):
     args = build_parser().parse_args(argv)
     if args.f != 1:
         raise CLIError(f"-f {args.f} is not supported: only -f 1 (decision values)")
-    check_writable(args.output_file, inputs=(args.example_file, args.model_file))
+    check_verbosity(args)
+    check_writable(args.output_file, inputs=[f for f in (args.example_file, args.model_file,
+                                                         args.edges) if f])
     model = read_model(args.model_file)
     load = load_bags if args.latent else load_svmlight
     high_order = model.metadata.get("model") in ("hob", "hoap")
@@ -80,7 +81,7 @@ def classify(argv):
         fh.write("".join(f"{s:.8f}\n" for s in scores.tolist()))
     if args.v >= 1:
         print(summary(y, scores, qid if (qid != 0).any() else None,
-                      model.metadata.get("loss", "ap"), runtime), flush=True)
+                      model.metadata.get("loss"), runtime), flush=True)
     return 0
 
 
@@ -88,8 +89,9 @@ def summary(y, scores, qid, loss, runtime):
     """The statistics block printed after classification. AP, NDCG, ROC area and the
     loss are averaged over the same queries: those with a relevant and a non-relevant
     example (the others are counted in one warning, as in training). The loss is the
-    one the model was trained on (binary relevance for NDCG); the NDCG line uses graded
-    gains 2^label - 1."""
+    rank loss the model was trained on (binary relevance for NDCG; no loss line for a
+    model of another tool or one trained on the error rate, which the zero/one line
+    reports); the NDCG line uses graded gains 2^label - 1."""
     relevant = y > 0
     correct = int(((scores > 0) == relevant).sum())
     n = len(y)

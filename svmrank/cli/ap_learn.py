@@ -12,16 +12,19 @@ from ..estimators.latent import LatentAPSVM, LatentSVM
 from ..graph import edges_for_examples
 from ..estimators.ranking import BinarySVM, RankSVM
 from ..exceptions import InputFormatError
-from ..inference import METHODS
+from ..inference import METHODS, SEARCH_LOSSES, SEARCH_METHODS
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
 from ..io.model_file import LinearModel, write_model
 from ..io.svmlight import load_svmlight
-from .common import CLIError, StructArgumentParser, positive_float, run
+from .common import (CLIError, StructArgumentParser, add_kernel_option, add_verbosity_options,
+                     check_kernel, check_verbosity, positive_float, run)
 
 # SVM-perf's -l numbers where they overlap, plus names
 LOSS_CODES = {"2": "error", "10": "roc", "11": "ap", "ap": "ap", "ndcg": "ndcg", "roc": "roc",
               "error": "error"}
+MODEL_LOSSES = {"hob": "error", "hoap": "ap"}  # what --model hob / hoap train
+MODEL_LOSS_NAMES = {"hob": "a weighted error rate", "hoap": "AP"}
 UNSUPPORTED_LOSSES = {"0": "zero/one", "1": "F1", "3": "Prec/Rec break-even", "4": "Prec@k",
                       "5": "Rec@k"}
 
@@ -30,7 +33,8 @@ Losses (-l): 11 or ap = 1 - average precision (default), ndcg = 1 - NDCG (binary
 relevance), 10 or roc = 1 - ROC area, 2 or error = error rate (the binary SVM).
 
 C is on SVM^map's scale: the loss lies in [0, 1]. svm_perf_learn counts losses in
-percent, so a C tuned for svm_perf_learn corresponds to -c (100 * C_perf) here.
+percent, so a C tuned for svm_perf_learn corresponds to -c (100 * C_perf) here, and
+its epsilon to -e (epsilon_perf / 100).
 With -l 2 the problem is 1/2|w|^2 + (C/n) sum_i hinge_i: SVM-light's C is C/n. Lines with qid:N form
 queries: one ranking each, the loss averaged over queries; queries without a
 relevant (label > 0) or without a non-relevant example are skipped with a warning.
@@ -50,17 +54,14 @@ def build_parser():
                    help="C: trade-off between training error and margin (default 0.01)")
     p.add_argument("-e", type=positive_float("-e"), default=0.1, metavar="float",
                    help="epsilon: allowed violation of the most violated constraint (default 0.1)")
-    p.add_argument("-l", default="ap", metavar="loss", help="loss function, see below (default ap)")
+    p.add_argument("-l", default=None, metavar="loss", help="loss function, see below (default ap)")
     p.add_argument("-w", type=int, default=4, metavar="[3,4]",
                    help="structural learning algorithm: 3 and 4 = 1-slack cutting plane (default 4)")
     p.add_argument("-o", type=int, default=2, metavar="2", help="rescaling: 2 = margin rescaling")
     p.add_argument("-p", type=int, default=1, metavar="1", help="L-norm of the slack: 1")
-    p.add_argument("-t", type=int, default=0, metavar="0",
-                   help="kernel type: 0 = linear (the only one; accepted for svm_perf_learn "
-                        "command lines)")
-    p.add_argument("-v", type=int, default=1, metavar="[0..3]",
-                   help="verbosity: 0 quiet, 1 one line per iteration and a summary (default 1)")
-    p.add_argument("-y", type=int, default=0, metavar="[0..3]", help="QP verbosity (accepted, unused)")
+    add_kernel_option(p)
+    add_verbosity_options(p, "verbosity: 0 quiet, 1 one line per iteration and a summary "
+                             "(default 1)")
     p.add_argument("-#", dest="max_iter", type=int, default=100000, metavar="int",
                    help="maximum cutting-plane iterations (default 100000)")
     p.add_argument("--b", dest="bias", type=float, default=1.0, metavar="float",
@@ -107,6 +108,11 @@ def build_parser():
 def parse_options(argv):
     """Parse and check the options; raise CLIError naming the bad one."""
     args = build_parser().parse_args(argv)
+    if args.model and args.l is not None and LOSS_CODES.get(args.l) != MODEL_LOSSES[args.model]:
+        raise CLIError(f"-l {args.l}: --model {args.model} trains its own loss "
+                       f"({MODEL_LOSS_NAMES[args.model]}); leave -l out")
+    if args.l is None:
+        args.l = MODEL_LOSSES[args.model] if args.model else "ap"
     if args.l in UNSUPPORTED_LOSSES:
         raise CLIError(f"-l {args.l} ({UNSUPPORTED_LOSSES[args.l]}) is not supported; "
                        "use 11/ap, ndcg, 10/roc or 2/error")
@@ -118,11 +124,8 @@ def parse_options(argv):
         raise CLIError(f"-o {args.o} is not supported: only margin rescaling (-o 2)")
     if args.p != 1:
         raise CLIError(f"-p {args.p} is not supported: only L1 slack (-p 1)")
-    if args.t != 0:
-        raise CLIError(f"-t {args.t} is not supported: only linear models (-t 0)")
-    for name, value in (("-v", args.v), ("-y", args.y)):
-        if not 0 <= value <= 3:
-            raise CLIError(f"{name}: expected a verbosity level 0..3, got {value}")
+    check_kernel(args)
+    check_verbosity(args)
     if args.max_iter < 1:
         raise CLIError(f"-#: expected a positive number of iterations, got {args.max_iter}")
     if not (args.bias >= 0 and math.isfinite(args.bias)):
@@ -152,6 +155,11 @@ def parse_options(argv):
         raise CLIError("--robust needs --latent -l 2 (latent SVM)")
     if (args.n_init != 1 or args.seed != 0) and not args.latent:
         raise CLIError("--n-init and --seed need --latent")
+    if args.seed < 0:
+        raise CLIError(f"--seed: expected an integer >= 0, got {args.seed}")
+    if args.lai in SEARCH_METHODS and args.loss not in SEARCH_LOSSES and args.loss != "error":
+        raise CLIError(f"--lai {args.lai} needs -l ap or roc (its f_j must be unimodal); "
+                       "use qs, greedy or select")
     if args.approx is not None and (args.latent or args.loss == "error"):
         raise CLIError("--approx needs a rank loss (-l ap, ndcg or roc) without --latent")
     return args
@@ -200,7 +208,7 @@ def learn(argv):
     """Train and write the model; errors propagate (see :func:`main`)."""
     args = parse_options(argv)
     estimator = make_estimator(args)
-    check_writable(args.model_file, inputs=(args.example_file,))  # before training
+    check_writable(args.model_file, inputs=[f for f in (args.example_file, args.edges) if f])
     start = time.perf_counter()
     if args.latent:
         X, y, qid, known = load_bags(args.example_file, max_index=MAX_TRAIN_FEATURES)

@@ -41,6 +41,30 @@ class StructArgumentParser(argparse.ArgumentParser):
         return super().parse_args(args, namespace)
 
 
+def add_verbosity_options(parser, v_help, v_default=1):
+    """SVM-struct's -v (ours) and -y (svm_light's QP verbosity: accepted, unused)."""
+    parser.add_argument("-v", type=int, default=v_default, metavar="[0..3]", help=v_help)
+    parser.add_argument("-y", type=int, default=0, metavar="[0..3]",
+                        help="svm_light's verbosity (accepted, unused)")
+
+
+def check_verbosity(args):
+    for name, value in (("-v", args.v), ("-y", args.y)):
+        if not 0 <= value <= 3:
+            raise CLIError(f"{name}: expected a verbosity level 0..3, got {value}")
+
+
+def add_kernel_option(parser):
+    parser.add_argument("-t", type=int, default=0, metavar="0",
+                        help="kernel type: 0 = linear (the only one; accepted for SVM-struct "
+                             "command lines)")
+
+
+def check_kernel(args):
+    if args.t != 0:
+        raise CLIError(f"-t {args.t} is not supported: only linear models (-t 0)")
+
+
 def _is_number(token):
     try:
         float(token)
@@ -80,6 +104,9 @@ def run(main, argv=None, prog=None):
         return 2
     except (InputFormatError, ValueError, OSError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print(f"{prog}: error: out of memory", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)

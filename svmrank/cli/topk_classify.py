@@ -11,7 +11,7 @@ from ..io.atomic import atomic_write, check_writable
 from ..io.multiclass_model import format_label, read_multiclass_model
 from ..io.svmlight import parse_svmlight_bytes
 from ..metrics import top_k_accuracies
-from .common import StructArgumentParser, run
+from .common import StructArgumentParser, add_verbosity_options, check_verbosity, run
 
 EPILOG = """\
 Each output line holds the predicted label and the score of every class, in the
@@ -32,14 +32,14 @@ def build_parser():
     p.add_argument("output_file", help="where to write the predictions")
     p.add_argument("--ignore-extra-features", action="store_true",
                    help="drop features beyond the model's instead of failing")
-    p.add_argument("-v", type=int, default=1, metavar="[0..3]",
-                   help="verbosity: 0 quiet, 1 statistics (default 1)")
+    add_verbosity_options(p, "verbosity: 0 quiet, 1 statistics (default 1)")
     return p
 
 
 def classify(argv):
     """Predict, write the output file atomically, print the statistics."""
     args = build_parser().parse_args(argv)
+    check_verbosity(args)
     check_writable(args.output_file, inputs=(args.example_file, args.model_file))
     model = read_multiclass_model(args.model_file)
     with open(args.example_file, "rb") as fh:

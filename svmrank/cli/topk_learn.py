@@ -12,7 +12,8 @@ from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
 from ..io.multiclass_model import MulticlassModel, format_label, write_multiclass_model
 from ..io.svmlight import load_svmlight
-from .common import CLIError, StructArgumentParser, positive_float, run
+from .common import (CLIError, StructArgumentParser, add_kernel_option, add_verbosity_options,
+                     check_kernel, check_verbosity, positive_float, run)
 
 # SVM-multiclass counts the 0/1 loss in percent (100 * Delta) and divides C by n.
 LOSS_SCALE = 100.0
@@ -23,7 +24,8 @@ EPILOG = """\
 With -k 1 the optimum is svm_multiclass_learn's; the model stores those weights
 (100 times TopKSVM's coef_ for TopKSVM(C = C / (100 n)), see the README).
 
--k sets the top-k hinge loss (1 <= k < number of classes; 1 = Crammer-Singer):
+-k sets the top-k hinge loss (1 <= k < number of classes; 1 = Crammer-Singer). It is
+not SVM-struct's -k (constraints cached for -w 0/1), which has no use here:
   --loss alpha  max(0, mean of the k largest margin violations)   (default)
   --loss beta   mean of the k largest max(0, margin violation)
 -e is the relative duality gap (P - D) / max(|P|, |D|) at which Prox-SDCA stops,
@@ -56,9 +58,9 @@ def build_parser():
                    help="compute the duality gap every this many epochs (default 5)")
     p.add_argument("--seed", type=int, default=0, metavar="int",
                    help="seed of the random order of each epoch (default 0)")
-    p.add_argument("-v", type=int, default=1, metavar="[0..3]",
-                   help="verbosity: 0 quiet, 1 summary, 2 the gap at every check (default 1)")
-    p.add_argument("-y", type=int, default=0, metavar="[0..3]", help="accepted, unused")
+    add_verbosity_options(p, "verbosity: 0 quiet, 1 summary, 2 the gap at every check "
+                             "(default 1)")
+    add_kernel_option(p)
     p.add_argument("-w", type=int, default=4, metavar="[0..4]",
                    help="SVM-struct's algorithm choice: accepted (all reach the same optimum); "
                         "svmrank always uses Prox-SDCA")
@@ -75,6 +77,10 @@ def parse_options(argv):
         raise CLIError("-c is required: the trade-off C > 0, as for svm_multiclass_learn")
     if args.k < 1:
         raise CLIError(f"-k: expected an integer >= 1, got {args.k}")
+    check_verbosity(args)
+    check_kernel(args)
+    if args.seed < 0:
+        raise CLIError(f"--seed: expected an integer >= 0, got {args.seed}")
     for option, value, allowed, what in (("-w", args.w, (0, 1, 2, 3, 4), "SVM-struct's 0..4"),
                                          ("-o", args.o, (2,), "margin rescaling (-o 2)"),
                                          ("-l", args.l, (0,), "the zero/one loss (-l 0)"),
@@ -92,14 +98,14 @@ def class_labels(y, source):
     """Sorted class labels of a training file (see EPILOG for the convention)."""
     present = np.unique(y)
     if np.all((present >= 1) & (present == np.round(present))):
-        classes = np.arange(1, int(present.max()) + 1, dtype=np.float64)
-        missing = np.setdiff1d(classes, present)
-        if len(missing):
-            raise ValueError(f"{source}: class {format_label(missing[0])} has no example "
-                             f"(SVM-multiclass classes are 1..{len(classes)}; every class "
-                             f"needs at least one)")
-    else:
-        classes = present
+        # classes 1..max label: the first gap in the sorted labels is a missing class
+        # (found without allocating max label entries: a label may be huge)
+        gaps = np.flatnonzero(present != np.arange(1, len(present) + 1))
+        if len(gaps):
+            raise ValueError(f"{source}: class {format_label(float(gaps[0] + 1))} has no "
+                             f"example (SVM-multiclass classes are 1..{format_label(present[-1])}; "
+                             f"every class needs at least one)")
+    classes = present
     if len(classes) < 2:
         raise ValueError(f"{source}: needs examples of at least 2 classes, found "
                          f"{len(classes)}")

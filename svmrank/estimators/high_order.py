@@ -11,6 +11,7 @@ import numpy as np
 from .._validation import check_matrix, check_positive, check_vector
 from ..graph import max_score_labelling
 from ..learners.cccp import cccp
+from ..exceptions import not_fitted_error
 from ..learners.cutting_plane import cutting_plane
 from ..metrics import average_precision
 from ..problems.high_order import HighOrderFeatures, HOAPProblem, HOBProblem, LabellingSet
@@ -37,23 +38,30 @@ class _HighOrderEstimator(BaseEstimator):
         check_positive(self.bias, "bias", allow_zero=True)
         _check_int(self.max_iter, "max_iter")
 
-    def _features(self, X, edges):
-        return HighOrderFeatures(X, _no_edges() if edges is None else edges, eta=self.eta,
-                                 pairwise_features=self.pairwise_features, bias=self.bias)
+    def _features(self, X, edges, layout=None):
+        eta, pairwise_features, bias = layout or (self.eta, self.pairwise_features, self.bias)
+        return HighOrderFeatures(X, _no_edges() if edges is None else edges, eta=eta,
+                                 pairwise_features=pairwise_features, bias=bias)
 
     def _check_fitted(self):
         if not hasattr(self, "coef_"):
-            raise AttributeError(f"This {type(self).__name__} instance is not fitted yet; call fit first")
+            raise not_fitted_error(f"This {type(self).__name__} instance is not fitted yet; "
+                                   "call fit first")
 
     def _test_features(self, X, edges):
+        """Features of (X, edges) in the layout of the fit (η, pairwise features and
+        bias as they were then, whatever set_params did since)."""
         self._check_fitted()
         X = check_matrix(X, "X")
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
                              f"was fitted with {self.n_features_in_} features")
-        return self._features(X, edges)
+        return self._features(X, edges, self.layout_)
 
     def _store(self, features, w):
+        d = features.n_input_features
+        self.layout_ = (features.eta, features.pairwise_index[features.pairwise_index < d],
+                        float(self.bias))
         k = features.d_unary
         self.coef_ = np.array(w, dtype=np.float64)
         # the QP's sign bounds hold up to rounding (|w₂| ~ 1e-17 above zero)
@@ -206,6 +214,8 @@ class HOAPSVM(_HighOrderEstimator):
             raise ValueError(f"lai must be 'qs' or 'greedy', got {self.lai!r}")
         _check_int(self.cccp_max_iter, "cccp_max_iter")
         check_positive(self.cccp_tol, "cccp_tol", allow_zero=True)
+        if self.init_C is not None:
+            check_positive(self.init_C, "init_C")
         features = self._features(X, edges)
         relevant = HOBProblem(features, y).relevant     # validates y
         nonpositive = np.arange(features.n_features)[features.pairwise_slice]
@@ -263,13 +273,13 @@ def to_linear_model(estimator, metadata=None):
     estimator._check_fitted()
     d = estimator.n_features_in_
     v = estimator.unary_coef_
-    bias = float(estimator.bias)
+    eta, _, bias = estimator.layout_
     tokens = []
     for idx, value in zip(estimator.pairwise_index_.tolist(), estimator.pairwise_coef_.tolist()):
         tokens.append(f"{'b' if idx == d else idx}:{value:.17g}")
     meta = dict(metadata or {})
     meta.update(model="hoap" if isinstance(estimator, HOAPSVM) else "hob",
-                eta=f"{float(estimator.eta):.17g}", bias=f"{bias:.17g}",
+                eta=f"{eta:.17g}", bias=f"{bias:.17g}",
                 pairwise=",".join(tokens) if tokens else "none")
     b = -float(v[d]) * bias if bias else 0.0
     return LinearModel(w=np.array(v[:d]), b=b, metadata=meta)
@@ -281,28 +291,39 @@ def from_linear_model(model):
     kind = meta.get("model")
     if kind not in ("hob", "hoap"):
         raise ValueError(f"model: not a high-order model (metadata model={kind!r})")
+    d = model.n_features
     try:
         eta, bias = float(meta["eta"]), float(meta["bias"])
-        pairs = [] if meta.get("pairwise", "none") == "none" else \
-            [tok.split(":", 1) for tok in meta["pairwise"].split(",")]
-        d = model.n_features
-        index = [d if i == "b" else int(i) for i, _ in pairs]
-        values = [float(v) for _, v in pairs]
+        tokens = [] if meta.get("pairwise", "none") == "none" else meta["pairwise"].split(",")
+        weights = {}
+        for tok in tokens:
+            i, value = tok.split(":", 1)
+            i = d if i == "b" else int(i)
+            if i in weights:
+                raise ValueError(f"pairwise feature {tok.split(':')[0]} listed twice")
+            weights[i] = float(value)
     except (KeyError, ValueError) as exc:
         raise ValueError(f"model: malformed high-order metadata ({exc})") from None
-    features_pf = [i for i in index if i != d]
-    if any(i < 0 or i >= d for i in features_pf) or (d in index and not bias):
-        raise ValueError("model: pairwise feature indices out of range")
+    if not (np.isfinite(eta) and np.isfinite(bias) and eta >= 0 and bias >= 0
+            and all(np.isfinite(list(weights.values())))):
+        raise ValueError("model: malformed high-order metadata (eta, bias and the pairwise "
+                         "weights must be finite, eta and bias non-negative)")
+    features_pf = sorted(i for i in weights if i != d)
+    if any(i < 0 or i >= d for i in features_pf) or ((d in weights) != bool(bias)):
+        raise ValueError("model: pairwise feature indices out of range, or the constant "
+                         "feature's weight 'b' given without a bias or missing with one")
+    index = features_pf + ([d] if bias else [])  # HighOrderFeatures' order
     est = (HOAPSVM if kind == "hoap" else HOBSVM)(eta=eta, bias=bias, pairwise_features=features_pf)
     k = d + (1 if bias else 0)
     w = np.zeros(2 * k + len(index))
     w[:d] = model.w[:d] if len(model.w) >= d else np.pad(model.w, (0, d - len(model.w)))
     if bias:
         w[d] = -model.b / bias
-    w[2 * k:] = np.minimum(values, 0.0)
+    w[2 * k:] = np.minimum([weights[i] for i in index], 0.0)  # (w₂ ≤ 0, as fit keeps it)
     est.coef_ = w
     est.unary_coef_ = w[:k].copy()
     est.pairwise_coef_ = w[2 * k:].copy()
     est.pairwise_index_ = np.asarray(index, dtype=np.int64)
+    est.layout_ = (eta, np.asarray(features_pf, dtype=np.int64), bias)
     est.n_features_in_ = d
     return est

@@ -1,5 +1,6 @@
 """Atomic file writes: write to a temporary file beside the target, then rename."""
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -15,6 +16,21 @@ def _current_umask():
 
 def _cannot_write(path, reason):
     return OSError(f"{path}: cannot write ({reason})")
+
+
+# errors of writing itself (a full disk, a file size limit, a closed pipe): named here,
+# since the caller's write or the close that raises them does not know the path
+_WRITE_ERRNOS = {errno.EFBIG, errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EPIPE}
+
+
+@contextlib.contextmanager
+def _naming(path):
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno in _WRITE_ERRNOS:
+            raise _cannot_write(path, exc.strerror or exc) from None
+        raise
 
 
 _FD_PATH = re.compile(r"^/(?:proc/(self|\d+)/fd|dev/fd)/(\d+)$")
@@ -71,7 +87,7 @@ def atomic_write(path, mode="w", encoding="utf-8"):
                 fh = os.fdopen(os.dup(fd), mode, **kwargs)
         except OSError as exc:
             raise _cannot_write(path, exc.strerror or exc) from None
-        with fh:
+        with _naming(path), fh:
             yield fh
         return
     target = os.path.realpath(path)  # a symlink's file, created if it does not exist
@@ -86,7 +102,7 @@ def atomic_write(path, mode="w", encoding="utf-8"):
     except OSError as exc:
         raise _cannot_write(path, exc.strerror or exc) from None
     try:
-        with os.fdopen(fd, mode, **kwargs) as fh:
+        with _naming(path), os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
         os.chmod(tmp, file_mode)
         try:
