@@ -48,6 +48,20 @@ cdef int dual_update(double* scores, double* a, Py_ssize_t m, Py_ssize_t y, doub
         status = topk_simplex_project(b, m - 1, k, r, 1.0, work)
     else:
         status = topk_box_project(b, m - 1, k, r, 1.0, work)
+    if bmax > 0.0:
+        # back into the set: when b is far larger than r (K_ii C tiny) the projection's
+        # rounding (about m eps max|b|) can leave <1,x> above r, and a dual point outside
+        # the set would certify a negative duality gap (<x_j <= <1,x>/k> is invariant
+        # under the scaling)
+        for j in range(m - 1):
+            b[j] = b[j] if b[j] > 0.0 else 0.0
+            if loss != 0 and b[j] > r / k:
+                b[j] = r / k
+            total += b[j]
+        if total > r:
+            for j in range(m - 1):
+                b[j] *= r / total
+        total = 0.0
     p = 0
     for j in range(m):
         if j != y:

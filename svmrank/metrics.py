@@ -125,11 +125,12 @@ def top_k_accuracy(y_true, scores, k=1, classes=None):
     return float(top_k_accuracies(y_true, scores, [k], classes)[0])
 
 
-def top_k_accuracies(y_true, scores, ks=range(1, 11), classes=None):
-    """Top-k accuracy for each k in ``ks`` (default 1..10; each 1 <= k <= m) as a float
-    array; see :func:`top_k_accuracy`."""
+def top_k_accuracies(y_true, scores, ks=None, classes=None):
+    """Top-k accuracy for each k in ``ks`` (default 1..min(10, m); each 1 <= k <= m) as
+    a float array; see :func:`top_k_accuracy`."""
     rank = _true_class_rank(y_true, scores, classes)
     m = np.shape(scores)[1]
+    ks = range(1, min(10, m) + 1) if ks is None else ks
     out = []
     for k in ks:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= m:

@@ -152,6 +152,8 @@ def test_writer_reader_round_trip(tmp_path):
         write_multiclass_model(path, MulticlassModel(coef * np.nan, [1, 2, 3]))
     with pytest.raises(ValueError, match="metadata"):
         write_multiclass_model(path, MulticlassModel(coef, [1, 2, 3], 0, {"k": "a b"}))
+    with pytest.raises(ValueError, match="3 distinct numbers"):  # the reader would refuse it
+        write_multiclass_model(path, MulticlassModel(coef, [1, 2**53, 2**53 + 1]))
     np.testing.assert_allclose(read_multiclass_model(path).coef, coef, rtol=1e-15)  # untouched
 
 

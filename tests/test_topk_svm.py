@@ -247,6 +247,7 @@ def test_top_k_accuracy_matches_definition(seed, ties):
 
 def test_top_k_accuracy_with_class_labels_and_errors():
     S = np.array([[0.1, 0.5, 0.2], [0.3, 0.3, 0.0], [0.0, 0.0, 0.0]])
+    assert top_k_accuracies([1, 1, 2], S).shape == (3,)  # the default ks stop at m
     classes = np.array([10, 20, 30])
     assert top_k_accuracy([20, 20, 30], S, 1, classes) == pytest.approx(1 / 3)
     assert top_k_accuracy([20, 20, 30], S, 2, classes) == pytest.approx(2 / 3)
@@ -265,3 +266,21 @@ def test_top_k_accuracy_with_class_labels_and_errors():
         top_k_accuracy([0, 1], S, 1)
     with pytest.raises(ValueError, match="classes: expected 3 labels"):
         top_k_accuracy([0, 1, 2], S, 1, [0, 1])
+
+
+@pytest.mark.parametrize("loss", ["alpha", "beta"])
+def test_dual_stays_in_its_set_when_K_C_is_tiny(loss):
+    """With K_ii C ~ 1e-13 the projection's rounding (relative to b ~ 1 / K_ii) used to
+    leave <1, x> above C: a dual point outside the set, a negative duality gap, and a
+    run declared converged. The dual now stays feasible, so D <= P."""
+    rng = np.random.default_rng(1)
+    n, m = 200, 50
+    y = np.arange(n) % m
+    X = rng.normal(size=(m, 5))[y] + rng.normal(size=(n, 5))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    C = 1e-13
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # (it may not converge there)
+        est = TopKSVM(k=2, loss=loss, C=C, max_epoch=20, random_state=0).fit(X, y)
+    assert est.dual_coef_[np.arange(n), y].max() <= C * (1 + 1e-12)
+    assert est.duality_gap_ >= -1e-12

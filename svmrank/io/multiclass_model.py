@@ -104,6 +104,9 @@ def write_multiclass_model(path, model):
         raise ValueError("classes: must be numbers to be written in a model file") from None
     if classes.shape != (m,) or not np.all(np.isfinite(classes)):
         raise ValueError(f"classes: expected {m} finite numbers, got {model.classes!r}")
+    if len(np.unique(classes)) != m:  # (as float64: 2**53 and 2**53 + 1 coincide)
+        raise ValueError(f"classes: expected {m} distinct numbers (as float64), got "
+                         f"{model.classes!r}")
     metadata = {CLASSES_KEY: ",".join(format_label(c) for c in classes)}
     for key, value in (model.metadata or {}).items():
         value = str(value)
