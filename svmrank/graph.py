@@ -269,14 +269,12 @@ def _check_problem(unary, edges, weights):
     if np.any(weights < 0):
         raise ValueError(f"weights: must be non-negative (penalties for disagreeing labels), "
                          f"got {weights.min()!r}")
+    with np.errstate(over="ignore"):  # (checked just below)
+        if not np.all(np.isfinite(unary[:, 1] - unary[:, 0])):  # the terminal capacities
+            raise ValueError("unary: too large (the difference of a row's two scores "
+                             "overflows); scale them down")
     pairs, inverse = _canonical(edges, n)
     merged = np.bincount(inverse, weights=weights, minlength=len(pairs)) if len(pairs) else weights[:0]
-    incident = np.bincount(pairs.ravel(), weights=np.repeat(merged, 2), minlength=n)
-    with np.errstate(over="ignore", invalid="ignore"):  # (checked just below)
-        force = 2.0 * (np.abs(unary[:, 1] - unary[:, 0]) + incident)
-    if not np.all(np.isfinite(force)):  # the cut's capacities and forcing constants
-        raise ValueError("unary, weights: too large (a node's unary gap plus its incident "
-                         "weights overflows); scale them down")
     return unary, pairs, np.ascontiguousarray(merged, dtype=np.float64)
 
 
@@ -326,7 +324,11 @@ class _Cut:
         incident = np.bincount(self.pairs.ravel(), weights=np.repeat(self.weights, 2), minlength=n)
         # node-local forcing constant: strictly above the largest energy change that
         # flipping node i alone can cause (|gap| + incident weights)
-        force = 2.0 * (np.abs(self.gain) + incident)
+        with np.errstate(over="ignore"):  # (checked just below)
+            force = 2.0 * (np.abs(self.gain) + incident)
+        if not np.all(np.isfinite(force)):
+            raise ValueError("unary, weights: too large for max-marginals (a node's unary gap "
+                             "plus its incident weights, doubled, overflows); scale them down")
         force[force == 0] = 1.0
         out = self.graph.max_marginals(force, self.arc_edge, self.weights, self.weights,
                                        self.topology.edge_u, self.gain, record)

@@ -72,6 +72,8 @@ def test_console_scripts_and_launchers_exit_non_zero_on_errors(data, tmp_path):
     (["--lai", "search", "-l", "ndcg"], "--lai search needs -l ap or roc"),
     (["--latent", "--seed", "-5"], "--seed: expected an integer >= 0"),
     (["--model", "hoap", "--groups", "qid", "-l", "roc"], "--model hoap trains its own loss"),
+    (["--model", "hob", "--groups", "qid", "-l", "foo"], "unknown loss 'foo'"),
+    (["--model", "hoap", "--groups", "qid", "--lai", "select"], "--model hoap takes qs or greedy"),
     # an unknown option with a value: named, not the positional argparse would blame
     (["-z", "3"], "unknown option -z"),
 ])
@@ -194,6 +196,16 @@ def test_write_errors_name_the_file(data, tmp_path, capsys):
     assert ap_learn.main(["-v", "0", "-c", "1", str(train), str(model)]) == 0
     assert ap_classify.main(["-v", "0", str(test), str(model), "/dev/full"]) == 1
     assert "/dev/full: cannot write (No space left on device)" in capsys.readouterr().err
+
+
+def test_atomic_write_passes_the_callers_own_errors(tmp_path):
+    """Only the file's own write and close errors are renamed after it."""
+    from svmrank.io.atomic import atomic_write
+    with pytest.raises(BrokenPipeError):
+        with atomic_write(tmp_path / "out") as fh:
+            fh.write("x")
+            raise BrokenPipeError(32, "Broken pipe")  # e.g. a progress line to a closed pipe
+    assert not (tmp_path / "out").exists()
 
 
 def test_linear_kernel_option_is_accepted(data, tmp_path):

@@ -228,7 +228,12 @@ def test_overflowing_cut_is_refused():
     with pytest.raises(ValueError, match="too large"):
         max_marginals([[1e308, -1e308]], [], [])
     with pytest.raises(ValueError, match="too large"):
-        max_score_labelling([[0.0, 1e308], [0.0, 0.0]], [[0, 1]], [1e308])
+        max_score_labelling([[1e308, -1e308]], [], [])
+    with pytest.raises(ValueError, match="too large for max-marginals"):
+        max_marginals([[0.0, 1e308], [0.0, 0.0]], [[0, 1]], [1e308])
+    # one cut needs no forcing constant: still solved
+    labels, _ = max_score_labelling([[0.0, 1.0], [0.0, -1.0]], [[0, 1]], [1e308])
+    assert labels.tolist() == [0, 0]
 
 
 def test_check_edges_empty_and_dtype():

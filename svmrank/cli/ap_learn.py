@@ -108,16 +108,18 @@ def build_parser():
 def parse_options(argv):
     """Parse and check the options; raise CLIError naming the bad one."""
     args = build_parser().parse_args(argv)
-    if args.model and args.l is not None and LOSS_CODES.get(args.l) != MODEL_LOSSES[args.model]:
+    if args.l in UNSUPPORTED_LOSSES:
+        raise CLIError(f"-l {args.l} ({UNSUPPORTED_LOSSES[args.l]}) is not supported; "
+                       "use 11/ap, ndcg, 10/roc or 2/error")
+    if args.l is not None and args.l not in LOSS_CODES:
+        raise CLIError(f"-l: unknown loss {args.l!r}; use 11/ap, ndcg, 10/roc or 2/error")
+    if args.model and args.l is not None and LOSS_CODES[args.l] != MODEL_LOSSES[args.model]:
         raise CLIError(f"-l {args.l}: --model {args.model} trains its own loss "
                        f"({MODEL_LOSS_NAMES[args.model]}); leave -l out")
     if args.l is None:
         args.l = MODEL_LOSSES[args.model] if args.model else "ap"
-    if args.l in UNSUPPORTED_LOSSES:
-        raise CLIError(f"-l {args.l} ({UNSUPPORTED_LOSSES[args.l]}) is not supported; "
-                       "use 11/ap, ndcg, 10/roc or 2/error")
-    if args.l not in LOSS_CODES:
-        raise CLIError(f"-l: unknown loss {args.l!r}; use 11/ap, ndcg, 10/roc or 2/error")
+    if args.model == "hoap" and args.lai not in ("qs", "greedy"):
+        raise CLIError(f"--lai {args.lai}: --model hoap takes qs or greedy")
     if args.w not in (3, 4):
         raise CLIError(f"-w {args.w} is not supported: only the 1-slack algorithm (-w 3 or 4)")
     if args.o != 2:
@@ -188,7 +190,7 @@ def make_estimator(args):
         high_order = dict(bias=args.bias, eta=args.eta, pairwise_features=args.pairwise, **common)
         if args.model == "hob":
             return HOBSVM(J=args.J, **high_order)
-        return HOAPSVM(**high_order)
+        return HOAPSVM(lai=args.lai, **high_order)
     if args.latent:
         if args.loss not in ("ap", "error"):
             raise CLIError(f"--latent supports -l ap (latent AP-SVM) and -l 2 (latent SVM), "

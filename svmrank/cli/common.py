@@ -41,9 +41,10 @@ class StructArgumentParser(argparse.ArgumentParser):
         return super().parse_args(args, namespace)
 
 
-def add_verbosity_options(parser, v_help, v_default=1):
-    """SVM-struct's -v (ours) and -y (svm_light's QP verbosity: accepted, unused)."""
-    parser.add_argument("-v", type=int, default=v_default, metavar="[0..3]", help=v_help)
+def add_verbosity_options(parser, v_help):
+    """SVM-struct's -v (ours, default 1) and -y (svm_light's QP verbosity: accepted,
+    unused)."""
+    parser.add_argument("-v", type=int, default=1, metavar="[0..3]", help=v_help)
     parser.add_argument("-y", type=int, default=0, metavar="[0..3]",
                         help="svm_light's verbosity (accepted, unused)")
 

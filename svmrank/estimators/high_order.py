@@ -56,7 +56,7 @@ class _HighOrderEstimator(BaseEstimator):
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
                              f"was fitted with {self.n_features_in_} features")
-        return self._features(X, edges, self.layout_)
+        return self._features(X, edges, getattr(self, "layout_", None))
 
     def _store(self, features, w):
         d = features.n_input_features
@@ -214,8 +214,6 @@ class HOAPSVM(_HighOrderEstimator):
             raise ValueError(f"lai must be 'qs' or 'greedy', got {self.lai!r}")
         _check_int(self.cccp_max_iter, "cccp_max_iter")
         check_positive(self.cccp_tol, "cccp_tol", allow_zero=True)
-        if self.init_C is not None:
-            check_positive(self.init_C, "init_C")
         features = self._features(X, edges)
         relevant = HOBProblem(features, y).relevant     # validates y
         nonpositive = np.arange(features.n_features)[features.pairwise_slice]
@@ -223,6 +221,8 @@ class HOAPSVM(_HighOrderEstimator):
             w0 = check_vector(self.init, "init", n=features.n_features).copy()
             w0[features.pairwise_slice] = np.minimum(w0[features.pairwise_slice], 0.0)
         elif self.init == "hob":
+            if self.init_C is not None:
+                check_positive(self.init_C, "init_C")
             hob = HOBSVM(C=self.C if self.init_C is None else self.init_C, eta=self.eta,
                          pairwise_features=self.pairwise_features, epsilon=self.epsilon,
                          bias=self.bias, max_iter=self.max_iter)
@@ -273,7 +273,7 @@ def to_linear_model(estimator, metadata=None):
     estimator._check_fitted()
     d = estimator.n_features_in_
     v = estimator.unary_coef_
-    eta, _, bias = estimator.layout_
+    eta, _, bias = getattr(estimator, "layout_", (estimator.eta, None, estimator.bias))
     tokens = []
     for idx, value in zip(estimator.pairwise_index_.tolist(), estimator.pairwise_coef_.tolist()):
         tokens.append(f"{'b' if idx == d else idx}:{value:.17g}")

@@ -33,6 +33,34 @@ def _naming(path):
         raise
 
 
+class _Named:
+    """A file object whose ``write`` errors name ``path``."""
+
+    def __init__(self, fh, path):
+        self._fh, self._path = fh, path
+
+    def write(self, data):
+        with _naming(self._path):
+            return self._fh.write(data)
+
+    def __getattr__(self, name):
+        return getattr(self._fh, name)
+
+
+@contextlib.contextmanager
+def _written(fh, path):
+    """``fh`` for the caller's with-block; its own write and close errors name
+    ``path``, the caller's other errors pass unchanged."""
+    try:
+        yield _Named(fh, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            fh.close()
+        raise
+    with _naming(path):
+        fh.close()
+
+
 _FD_PATH = re.compile(r"^/(?:proc/(self|\d+)/fd|dev/fd)/(\d+)$")
 
 
@@ -87,8 +115,8 @@ def atomic_write(path, mode="w", encoding="utf-8"):
                 fh = os.fdopen(os.dup(fd), mode, **kwargs)
         except OSError as exc:
             raise _cannot_write(path, exc.strerror or exc) from None
-        with _naming(path), fh:
-            yield fh
+        with _written(fh, path) as named:
+            yield named
         return
     target = os.path.realpath(path)  # a symlink's file, created if it does not exist
     try:
@@ -102,7 +130,7 @@ def atomic_write(path, mode="w", encoding="utf-8"):
     except OSError as exc:
         raise _cannot_write(path, exc.strerror or exc) from None
     try:
-        with _naming(path), os.fdopen(fd, mode, **kwargs) as fh:
+        with _written(os.fdopen(fd, mode, **kwargs), path) as fh:
             yield fh
         os.chmod(tmp, file_mode)
         try:
