@@ -44,6 +44,8 @@ def ndcg(y_true, scores, k=None):
     and discount ``1 / log2(1 + rank)``. Tied scores share the mean gain of their group
     (as in scikit-learn's ``ndcg_score``), so the order of tied samples does not matter.
     NaN without relevant samples."""
+    if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
+        raise ValueError(f"k must be a positive integer or None, got {k!r}")
     scores = check_vector(scores, "scores")
     y_true = check_vector(y_true, "y_true", n=scores.shape[0])
     labels = np.clip(y_true, 0, None)

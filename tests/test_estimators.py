@@ -135,6 +135,27 @@ def test_metrics_match_sklearn():
         assert ndcg(graded, s, k=5) == pytest.approx(ndcg_score([2.0**graded - 1], [s], k=5))
     assert ndcg([1.0, 0.0, 0.0], [0.0, 0.0, 0.0]) == pytest.approx(ndcg_score([[1, 0, 0]], [[0, 0, 0]]))
     assert ndcg([2000.0, 1.0, 0.0], [0.0, 1.0, 2.0]) == pytest.approx(1 / np.log2(4))  # no overflow
+    for k in (0, -1, 2.7, True):
+        with pytest.raises(ValueError, match="k must be a positive integer"):
+            ndcg([1.0, 0.0, 1.0], [3.0, 2.0, 1.0], k=k)
+
+
+@pytest.mark.parametrize("make", [lambda: APSVM(), lambda: RankSVM(loss="ndcg"),
+                                  lambda: RankSVM(loss="roc"), lambda: BinarySVM()])
+def test_score_averages_the_queries_training_uses(make):
+    """A query of relevant samples only is skipped, as in training and in
+    svm_ap_classify's summary (it used to count as AP = NDCG = 1, ROC area 0)."""
+    X = np.array([[0.1], [0.2], [0.3], [0.4], [0.5], [0.6]])
+    y = np.array([1, 1, 1, 0, 1, 0])
+    qid = np.array([1, 1, 2, 2, 2, 2])
+    est = make().fit(X, y, qid=qid)
+    est.coef_ = np.array([1.0])  # (the ranking of query 2: 0.6 > 0.5 > 0.4 > 0.3)
+    if hasattr(est, "intercept_"):
+        est.intercept_ = 0.0
+    only_second = make().fit(X, y, qid=qid)
+    only_second.coef_, only_second.intercept_ = est.coef_, getattr(est, "intercept_", 0.0)
+    assert est.score(X, y, qid=qid) == pytest.approx(only_second.score(X[2:], y[2:], qid=qid[2:]))
+    assert est.score(X, y, qid=qid) < 1.0
 
 
 def test_nan_qid_is_refused_and_an_undefined_score_warns():

@@ -114,13 +114,24 @@ class RankSVM(_CuttingPlaneEstimator):
         return self
 
     def score(self, X, y, qid=None):
-        """Mean over queries of the measure the loss targets (AP, NDCG or ROC area;
-        1 − Δ for a user's QSLoss)."""
+        """Mean of the measure the loss targets (AP, NDCG or ROC area; 1 − Δ for a
+        user's QSLoss, whose ties keep the input order) over the queries with a relevant
+        and a non-relevant sample, as in training."""
         if isinstance(self.loss, QSLoss):
             measure = lambda y_q, s_q: 1.0 - self.loss.ranking_loss(y_q > 0, s_q)
         else:
             measure = _SCORERS[get_loss(self.loss).name]  # (an unknown name: ValueError)
-        return mean_over_queries(measure, y, self.decision_function(X), qid)
+        return _mean_over_ranked_queries(measure, y, self.decision_function(X), qid)
+
+
+def _mean_over_ranked_queries(measure, y, scores, qid):
+    """Mean of ``measure`` over the queries with a relevant and a non-relevant sample,
+    the queries training uses (an all-relevant query would count AP = 1)."""
+    def ranked(y_q, s_q):
+        n_rel = int((y_q > 0).sum())
+        return measure(y_q, s_q) if 0 < n_rel < len(y_q) else float("nan")
+    ranked.__name__ = getattr(measure, "__name__", "the measure")  # (in its warning)
+    return mean_over_queries(ranked, y, scores, qid)
 
 
 class APSVM(RankSVM):
@@ -183,5 +194,6 @@ class BinarySVM(_CuttingPlaneEstimator):
         return self
 
     def score(self, X, y, qid=None):
-        """Mean AP over queries of the scores."""
-        return mean_over_queries(average_precision, y, self.decision_function(X), qid)
+        """Mean AP of the scores over the queries with a relevant and a non-relevant
+        sample."""
+        return _mean_over_ranked_queries(average_precision, y, self.decision_function(X), qid)
