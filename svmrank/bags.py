@@ -314,8 +314,9 @@ def load_bags(path, n_features=None, ignore_extra_features=False, max_index=None
         lines = None  # unusual layout: fall back to row numbers
     missing = np.flatnonzero(qid == 0) if qid.dtype.kind in "iu" else np.empty(0, int)
     if missing.size:
-        raise ValueError(f"{source}: {_row_name(int(missing[0]), lines)} has no qid "
-                         "(a bag file needs qid:<bag id> on every line)")
+        raise ValueError(f"{source}: {_row_name(int(missing[0]), lines)} has no qid or qid:0 "
+                         "(a bag file needs qid:<bag id> on every line; as in SVM-light, "
+                         "qid:0 means no query, so bag ids are non-zero)")
     bags = check_bags(qid, X.shape[0], name=source, lines=lines)
     check_bag_labels(y, bags, name=source, lines=lines)
     known = known_from_comments(comments)

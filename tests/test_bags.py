@@ -154,7 +154,7 @@ def test_load_bags_two_known_and_missing_qid(tmp_path):
                                          r"line 2\)"):
         load_bags(path)
     path = write(tmp_path, "1 qid:1 1:1\n1 1:1\n")
-    with pytest.raises(ValueError, match=r"bags\.svm: line 2 has no qid"):
+    with pytest.raises(ValueError, match=r"bags\.svm: line 2 has no qid or qid:0"):
         load_bags(path)
 
 
