@@ -298,3 +298,19 @@ def test_dev_stdout_redirected_to_a_file_keeps_the_order(data, tmp_path):
     assert len(lines) == 400 + 8 and lines[400].startswith("Classified 400 examples")
     assert ap_classify.main(["-v", "0", str(test), str(model), str(tmp_path / "pred")]) == 0
     assert lines[:400] == (tmp_path / "pred").read_text().splitlines()
+
+
+def test_a_closed_stdout_only_silences_the_output(data, tmp_path):
+    """``svm_ap_learn ... | head -1``: the reader goes away after one line; the model is
+    still written and the exit status is 0 (it was an error and no model before)."""
+    train, _ = data
+    model = tmp_path / "m"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "svmrank.cli.ap_learn", "-v", "1", "-c", "10",
+                             str(train), str(model)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    assert proc.stdout.readline().startswith(b"Reading training examples")
+    proc.stdout.close()
+    assert proc.wait(timeout=120) == 0, proc.stderr.read()
+    assert proc.stderr.read() == b""
+    assert read_model(model).w.size == 40

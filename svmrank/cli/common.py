@@ -1,6 +1,7 @@
 """What every console script shares: SVM-struct style option parsing, one-line errors
 and exit codes."""
 import argparse
+import os
 import sys
 import warnings
 
@@ -87,15 +88,48 @@ def positive_float(name):
     return convert
 
 
+class _ReaderGone:
+    """stdout that outlives its reader: once the pipe breaks (``learn ... | head``),
+    the rest of the output is dropped and the work goes on, so the model or the
+    predictions are still written. The descriptor is pointed at /dev/null, so the
+    interpreter's last flush does not fail either."""
+
+    def __init__(self, stream):
+        self._stream, self._gone = stream, False
+
+    def _call(self, method, *args):
+        if not self._gone:
+            try:
+                return getattr(self._stream, method)(*args)
+            except BrokenPipeError:
+                self._gone = True
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, self._stream.fileno())
+                os.close(null)
+        return len(args[0]) if args else None
+
+    def write(self, text):
+        return self._call("write", text)
+
+    def flush(self):
+        return self._call("flush")
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def run(main, argv=None, prog=None):
     """Run ``main(argv)`` and turn errors into one line on stderr and an exit status:
-    2 for usage errors, 1 for bad input files and other failures."""
+    2 for usage errors, 1 for bad input files and other failures. A closed stdout
+    (a pipe into ``head``) only silences the output."""
     prog = prog or getattr(main, "__module__", "svmrank").rsplit(".", 1)[-1]
     argv = sys.argv[1:] if argv is None else argv
 
     def one_line(message, category, filename, lineno, file=None, line=None):
         print(f"{prog}: warning: {message}", file=sys.stderr, flush=True)
 
+    stdout = sys.stdout
+    sys.stdout = _ReaderGone(stdout)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = one_line
@@ -112,3 +146,5 @@ def run(main, argv=None, prog=None):
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        sys.stdout = stdout
