@@ -63,7 +63,8 @@ def build_parser():
     add_verbosity_options(p, "verbosity: 0 quiet, 1 one line per iteration and a summary "
                              "(default 1)")
     p.add_argument("-#", dest="max_iter", type=int, default=100000, metavar="int",
-                   help="maximum cutting-plane iterations (default 100000)")
+                   help="maximum cutting-plane iterations (default 100000; SVM-struct's -# "
+                        "bounds its inner QP solver, which here is exact)")
     p.add_argument("--b", dest="bias", type=float, default=1.0, metavar="float",
                    help="value of the bias feature for -l 2 (0: none; default 1); rank losses "
                         "have no threshold and ignore it")
