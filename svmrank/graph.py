@@ -109,7 +109,8 @@ def edges_from_file(path, n_samples=None):
     """
     path = Path(path)
     rows = []
-    with open(path, encoding="utf-8") as fh:
+    # a byte order mark is skipped; bytes that are not UTF-8 can only fail as numbers
+    with open(path, encoding="utf-8-sig", errors="surrogateescape") as fh:
         for lineno, line in enumerate(fh, 1):
             text = line.split("#", 1)[0].strip()
             if not text:
@@ -117,10 +118,9 @@ def edges_from_file(path, n_samples=None):
             parts = text.split()
             if len(parts) != 2:
                 raise InputFormatError(f"{path}:{lineno}: expected two row numbers 'u v', got {text!r}")
-            try:
-                u, v = int(parts[0]), int(parts[1])
-            except ValueError:
-                raise InputFormatError(f"{path}:{lineno}: row numbers must be integers, got {text!r}") from None
+            if not all(p.isascii() and p.lstrip("+-").isdigit() for p in parts):
+                raise InputFormatError(f"{path}:{lineno}: row numbers must be integers, got {text!r}")
+            u, v = int(parts[0]), int(parts[1])
             if u < 0 or v < 0 or (n_samples is not None and (u >= n_samples or v >= n_samples)):
                 limit = f"[0, {n_samples})" if n_samples is not None else "non-negative"
                 raise InputFormatError(f"{path}:{lineno}: row numbers must be {limit}, got {u} {v}")
@@ -135,20 +135,27 @@ def edges_from_groups(keys):
 
     Parameters
     ----------
-    keys : array-like, shape (n_samples,)
-        One key per sample; samples whose key is None (or NaN) join no group.
+    keys : sequence or 1-d array, length n_samples
+        One hashable key per sample (a tuple is one key); samples whose key is None
+        (or NaN) join no group.
 
     Returns
     -------
     ndarray of int64, shape (E, 2), with u < v, sorted. A group of size k gives
     k(k−1)/2 edges.
     """
-    keys = np.asarray(keys, dtype=object).ravel()
+    if isinstance(keys, np.ndarray):
+        if keys.ndim != 1:
+            raise ValueError(f"keys: expected one key per sample (a 1-d array), got shape {keys.shape}")
+        keys = keys.tolist()
     groups = {}
     for i, k in enumerate(keys):
         if k is None or (isinstance(k, float) and k != k):
             continue
-        groups.setdefault(k, []).append(i)
+        try:
+            groups.setdefault(k, []).append(i)
+        except TypeError:
+            raise ValueError(f"keys: key {k!r} of sample {i} is not hashable") from None
     parts = []
     for members in groups.values():
         if len(members) > 1:

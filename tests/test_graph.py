@@ -175,18 +175,23 @@ def test_edges_from_file(tmp_path):
     edges = edges_from_file(path)
     assert edges.tolist() == [[0, 3], [1, 2]]
     assert edges_from_file(path, n_samples=4).tolist() == [[0, 3], [1, 2]]
+    path.write_bytes(b"\xef\xbb\xbf0 3\r\n1 2 # \xff not UTF-8 in a comment\r\n")  # BOM, CRLF
+    assert edges_from_file(path).tolist() == [[0, 3], [1, 2]]
 
 
 @pytest.mark.parametrize("text, n, match", [
     ("0 1\n2\n", None, r"e\.txt:2: expected two row numbers"),
     ("0 1\n1 x\n", None, r"e\.txt:2: row numbers must be integers"),
+    ("0 1\n1 1_0\n", None, r"e\.txt:2: row numbers must be integers"),
+    ("0 1\n1 \u0663\n", None, r"e\.txt:2: row numbers must be integers"),  # Arabic-Indic 3
+    (b"0 1\n1 \xff\n", None, r"e\.txt:2: row numbers must be integers"),
     ("0 1\n\n4 4\n", None, r"e\.txt:3: self loop on row 4"),
     ("0 1\n-1 2\n", None, r"e\.txt:2: row numbers must be non-negative"),
     ("0 1\n1 5\n", 5, r"e\.txt:2: row numbers must be \[0, 5\)"),
 ])
 def test_edges_from_file_errors(tmp_path, text, n, match):
     path = tmp_path / "e.txt"
-    path.write_text(text)
+    path.write_bytes(text) if isinstance(text, bytes) else path.write_text(text, encoding="utf-8")
     with pytest.raises(InputFormatError, match=match):
         edges_from_file(path, n_samples=n)
 
@@ -203,6 +208,12 @@ def test_edges_from_groups():
     assert edges_from_groups(keys).tolist() == [[0, 2], [0, 4], [1, 5], [2, 4]]
     assert edges_from_groups([1, 2, 3]).shape == (0, 2)
     assert edges_from_groups(np.array([7, 7, 7, 7])).shape == (6, 2)
+    # a tuple is one key (np.asarray would make a 2-d array of them and lose the rows)
+    assert edges_from_groups([("a", 1), ("b", 1), ("a", 1)]).tolist() == [[0, 2]]
+    with pytest.raises(ValueError, match=r"keys: expected one key per sample .* shape \(2, 2\)"):
+        edges_from_groups(np.array([[1, 1], [1, 2]]))
+    with pytest.raises(ValueError, match=r"keys: key \[1\] of sample 0 is not hashable"):
+        edges_from_groups([[1], [1]])
 
 
 def test_edges_from_networkx():
