@@ -159,7 +159,10 @@ def test_round_trip(tmp_path, w, b, metadata, n_train):
 
 
 @pytest.mark.parametrize("metadata, match", [
-    ({"loss": "a p"}, r"metadata\['loss'\]: values must be str without whitespace or '#'"),
+    ({"loss": "a p"}, r"metadata\['loss'\]: values must be str without whitespace, control "
+                      r"characters or '#'"),
+    ({"loss": "a\x00p"}, r"metadata\['loss'\]: values must be str"),
+    ({"loss": "a\ud800"}, r"metadata\['loss'\]: values must be str"),  # not encodable
     ({"loss": "a#p"}, r"metadata\['loss'\]"),
     ({"loss": "ap\n"}, r"metadata\['loss'\]"),
     ({"C": 1.0}, r"metadata\['C'\]: values must be str"),
@@ -169,6 +172,7 @@ def test_round_trip(tmp_path, w, b, metadata, n_train):
     ({1: "x"}, "keys must be non-empty str"),
     ({"n_train": "-3"}, r"metadata\['n_train'\]: expected a non-negative integer"),
     ({"n_train": "ten"}, r"metadata\['n_train'\]"),
+    ({"n_train": "\u0663"}, r"metadata\['n_train'\]: expected a non-negative integer"),
 ])
 def test_invalid_metadata(tmp_path, metadata, match):
     with pytest.raises(ValueError, match=match):

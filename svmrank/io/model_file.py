@@ -41,7 +41,7 @@ N_TRAIN_KEY = "n_train"
 
 _INT = re.compile(r"[+-]?\d+")
 _DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_FORBIDDEN = re.compile(r"[\s#]")
+_FORBIDDEN = re.compile("[\\s#\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # (control, lone surrogate)
 _KERNELS = {1: "polynomial", 2: "RBF", 3: "sigmoid", 4: "custom"}
 
 # (what the header line holds, how to parse its value); the -u line keeps its text.
@@ -59,19 +59,24 @@ _HEADER = (
 )
 
 
+def _token(text):
+    """A str that stays one token of one line, in UTF-8."""
+    return isinstance(text, str) and not _FORBIDDEN.search(text)
+
+
 def _check_metadata(metadata):
     """Return a copy of ``metadata`` after checking it is writable as key=value tokens."""
     if not isinstance(metadata, dict):
         raise ValueError(f"metadata: expected a dict of str -> str, got {type(metadata).__name__}")
     for key, value in metadata.items():
-        if not isinstance(key, str) or not key or "=" in key or _FORBIDDEN.search(key):
-            raise ValueError(f"metadata: keys must be non-empty str without whitespace, '#' or '=', "
-                             f"got {key!r}")
-        if not isinstance(value, str) or _FORBIDDEN.search(value):
-            raise ValueError(f"metadata[{key!r}]: values must be str without whitespace or '#', "
-                             f"got {value!r}")
+        if not _token(key) or not key or "=" in key:
+            raise ValueError(f"metadata: keys must be non-empty str without whitespace, control "
+                             f"characters, '#' or '=', got {key!r}")
+        if not _token(value):
+            raise ValueError(f"metadata[{key!r}]: values must be str without whitespace, control "
+                             f"characters or '#', got {value!r}")
     n_train = metadata.get(N_TRAIN_KEY, "0")
-    if not re.fullmatch(r"\d+", n_train):
+    if not re.fullmatch(r"[0-9]+", n_train):
         raise ValueError(f"metadata[{N_TRAIN_KEY!r}]: expected a non-negative integer, got {n_train!r}")
     return dict(metadata)
 
