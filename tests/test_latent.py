@@ -10,7 +10,8 @@ from svmrank.datasets import make_bags
 from svmrank.estimators.latent import LatentAPSVM, LatentSSVM, LatentSVM
 from svmrank.estimators.ranking import APSVM, BinarySVM
 from svmrank.inference import loss_augmented_inference, true_coef
-from svmrank.problems.latent import LatentAPProblem, LatentBinaryProblem, LatentSSVMProblem
+from svmrank.problems.latent import (LatentAPProblem, LatentBinaryProblem, LatentSSVMProblem,
+                                     robust_drops)
 
 
 @st.composite
@@ -181,6 +182,7 @@ def reference_hinge(prob, w):
     return total / prob.bags.n_bags
 
 
+@pytest.mark.filterwarnings("ignore:c = .* ignores nothing")
 @settings(max_examples=40, deadline=None)
 @given(small_bag_problems(), st.floats(0.1, 5.0), st.sampled_from([0.0, 0.3, 0.6, 0.9]))
 def test_latent_svm_slack_is_the_weighted_hinge(problem, J, c):
@@ -193,28 +195,54 @@ def test_latent_svm_slack_is_the_weighted_hinge(problem, J, c):
     assert max(0.0, loss - w @ g) == pytest.approx(reference_hinge(prob, w), abs=1e-9)
 
 
-@settings(max_examples=40, deadline=None)
-@given(small_bag_problems(max_size=4), st.sampled_from([0.2, 0.5, 0.9]))
-def test_robustness_drops_the_most_confusing_keeping_one_per_bag(problem, c):
-    X, bag_ids, labels, w, _ = problem
-    bags, lab, known = setup(X, bag_ids, labels)
-    prob = LatentBinaryProblem(X, bags, lab, known, c=c, bias=0.0)
-    s = X @ w
-    kept = prob.kept_candidates(s)
-    neg_rows = np.concatenate([np.arange(bags.offsets[b], bags.offsets[b + 1])
-                               for b in np.flatnonzero(lab <= 0)])
-    assert kept[np.setdiff1d(np.arange(bags.n_rows), neg_rows)].all()
-    for b in np.flatnonzero(lab <= 0):
-        assert kept[bags.offsets[b]:bags.offsets[b + 1]].any()
-    dropped = neg_rows[~kept[neg_rows]]
-    assert dropped.size <= int(np.floor(c * neg_rows.size + 1e-9))
-    if dropped.size:  # every dropped candidate scores at least as high as any kept one
-        # except a bag's lowest candidate re-kept to leave the bag non-empty
-        others = [r for r in neg_rows[kept[neg_rows]]
-                  if kept[bags.offsets[np.searchsorted(bags.offsets, r, "right") - 1]:
-                          bags.offsets[np.searchsorted(bags.offsets, r, "right")]].sum() > 1]
-        if others:
-            assert s[dropped].min() >= max(s[others]) - 1e-12
+def brute_force_drop_cost(s, offsets, bag_ids, k):
+    """Least Σ_b max(0, 1 + max kept score) over every way to drop k candidates of the
+    bags, each keeping one."""
+    rows = np.concatenate([np.arange(offsets[b], offsets[b + 1]) for b in bag_ids])
+    best = np.inf
+    for dropped in itertools.combinations(rows.tolist(), k):
+        kept = np.ones(offsets[-1], dtype=bool)
+        kept[list(dropped)] = False
+        if all(kept[offsets[b]:offsets[b + 1]].any() for b in bag_ids):
+            best = min(best, sum(max(0.0, 1.0 + s[offsets[b]:offsets[b + 1]][
+                kept[offsets[b]:offsets[b + 1]]].max()) for b in bag_ids))
+    return best
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=4),
+       st.lists(st.sampled_from([-3.0, -1.0, -0.5, 0.0, 0.25, 1.0, 2.0]), min_size=16, max_size=16),
+       st.integers(1, 16))
+def test_robustness_drops_what_lowers_the_objective_most(sizes, values, k):
+    """robust_drops against enumeration of every drop set (ties and scores at the hinge's
+    kink included): the least hinge sum, exactly k drops while the bags can spare them."""
+    offsets = np.r_[0, np.cumsum(sizes)]
+    s = np.array(values[:offsets[-1]])
+    bag_ids = np.arange(len(sizes))
+    k = min(k, offsets[-1])
+    dropped = robust_drops(s, offsets, bag_ids, k)
+    spare = int(np.sum(np.array(sizes) - 1))
+    assert np.unique(dropped).size == dropped.size == min(k, spare)
+    kept = np.ones(offsets[-1], dtype=bool)
+    kept[dropped] = False
+    cost = sum(max(0.0, 1.0 + s[a:b][kept[a:b]].max()) for a, b in zip(offsets[:-1], offsets[1:]))
+    assert cost == pytest.approx(brute_force_drop_cost(s, offsets, bag_ids, min(k, spare)))
+
+
+def test_robustness_examples_and_bags_of_one():
+    # a drop that leaves its bag's maximum in place is wasted: the 4 goes, not a 5
+    assert robust_drops(np.array([5.0, 5.0, 4.0, -10.0]), np.array([0, 2, 4]),
+                        np.array([0, 1]), 1).tolist() == [2]
+    # a bag's last candidate stays and the budget passes on to the next one down
+    assert robust_drops(np.array([2.0, 1.0, 0.0]), np.array([0, 1, 3]),
+                        np.array([0, 1]), 1).tolist() == [1]
+    # drops that change no hinge go to the highest scoring candidates left
+    assert sorted(robust_drops(np.array([-2.0, -3.0, -5.0, -4.0]), np.array([0, 4]),
+                               np.array([0]), 2).tolist()) == [0, 1]
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    bags = check_bags(np.arange(6), 6)
+    with pytest.warns(UserWarning, match="ignores nothing"):
+        LatentBinaryProblem(X, bags, np.array([1, -1, -1, 1, -1, -1]), c=0.5)
 
 
 # ---------------------------------------------------------------- estimators

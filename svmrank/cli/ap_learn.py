@@ -92,7 +92,8 @@ def build_parser():
                         "latent SVM's J (default 1) and HOB-SVM's J (default |N|/|P|)")
     p.add_argument("--robust", type=float, default=0.0, metavar="FRACTION",
                    help="with --latent -l 2: ignore this fraction (0 <= c < 1) of the "
-                        "most confusing negative candidates (default 0)")
+                        "negative candidates, the most confusing (those whose removal "
+                        "lowers the objective most), one kept per example (default 0)")
     p.add_argument("--n-init", type=int, default=1, metavar="int",
                    help="with --latent: random initialisations, the best objective wins "
                         "(default 1)")

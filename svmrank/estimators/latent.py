@@ -250,9 +250,10 @@ class LatentSVM(_LatentEstimator):
     Minimises ½‖w‖² + (C/n) Σ_b J_b max(0, 1 − y_b (w·Φ_b(h_b) + b)) over n bags by CCCP:
     positive bags take their highest scoring candidate (known ones stay fixed), negative
     bags their highest scoring candidate among those kept (the loss is convex in w
-    there). Robustness ``c`` ignores the most confusing (highest scoring) fraction c of
-    the negative bags' candidates at each imputation, keeping at least one candidate per
-    negative bag. The bias is a constant feature (regularised).
+    there). Robustness ``c`` ignores a fraction c of the negative bags' candidates at
+    each imputation, the most confusing: those whose removal lowers the objective most,
+    at least one kept per negative bag (so a bag of one candidate is never ignored). The
+    bias is a constant feature (regularised).
 
     Parameters
     ----------

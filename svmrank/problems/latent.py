@@ -20,6 +20,8 @@ with d = ``candidate_coef(rows, coef)`` the coefficients scattered onto their ro
 candidate scores s = Xw (``scores``, ``violation_at_scores``, ``joint_feature``), the
 interface with which the cutting-plane learner runs its line search.
 """
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -252,9 +254,9 @@ class LatentBinaryProblem(_BagProblem):
 
     The latent state is ``(rows, kept)``: the imputed row of every positive bag (known
     row or -1 for negatives), and a boolean mask of the negative candidates still
-    considered. Robustness c ignores the ⌊c·n⌋ highest scoring (most confusing) of the n
-    candidates of latent negative bags, keeping each such bag's lowest scoring candidate
-    when all of its candidates would go.
+    considered. Robustness c ignores ⌊c·n⌋ of the n candidates of latent negative bags,
+    at least one kept per bag (see :func:`robust_drops`): a bag of one candidate is
+    never ignored, so c does nothing on bags of one.
     """
 
     def __init__(self, X, bags, labels, known=None, J=1.0, c=0.0, bias=1.0):
@@ -269,6 +271,10 @@ class LatentBinaryProblem(_BagProblem):
         for b in free_neg:  # once, at construction
             self._free_neg_rows[bags.offsets[b]:bags.offsets[b + 1]] = True
         self._free_neg = free_neg
+        if self.c > 0 and not (np.diff(bags.offsets)[free_neg] > 1).any():
+            warnings.warn(f"c = {self.c:g} ignores nothing: no negative bag without a known "
+                          "candidate has more than one candidate, and each keeps one",
+                          UserWarning, stacklevel=3)
         self.state = None
 
     def random_state(self, rng):
@@ -277,17 +283,9 @@ class LatentBinaryProblem(_BagProblem):
     def kept_candidates(self, s):
         """Mask of candidates kept under robustness c at scores s (see class doc)."""
         kept = np.ones(self.bags.n_rows, dtype=bool)
-        cand = np.flatnonzero(self._free_neg_rows)
-        n_drop = int(np.floor(self.c * cand.size + 1e-9))
-        if n_drop == 0:
-            return kept
-        drop = cand[np.argsort(-s[cand], kind="stable")[:n_drop]]
-        kept[drop] = False
-        n_kept = np.add.reduceat(kept.astype(np.intp), self.bags.offsets[:-1])
-        empty = self._free_neg[n_kept[self._free_neg] == 0]
-        if empty.size:
-            lowest, _ = self.bags.argmax(s, minimise=np.ones(self.bags.n_bags, dtype=bool))
-            kept[lowest[empty]] = True
+        n_drop = int(np.floor(self.c * np.count_nonzero(self._free_neg_rows) + 1e-9))
+        if n_drop:
+            kept[robust_drops(s, self.bags.offsets, self._free_neg, n_drop)] = False
         return kept
 
     def impute(self, w):
@@ -315,3 +313,53 @@ class LatentBinaryProblem(_BagProblem):
         weights = self._weight[active]
         loss = float(weights.sum()) / n
         return loss, self.candidate_coef(rows[active], weights * self._sign[active] / n)
+
+
+def robust_drops(s, offsets, bag_ids, k):
+    """The k candidates of bags ``bag_ids`` that robustness ignores at scores s.
+
+    behl2014 §5.1 ignores "the most confusing c% bounding boxes in the negative samples",
+    at least one kept per image. Ignored here are the candidates whose removal lowers the
+    objective most, so that imputation minimises it as CCCP needs: dropping the j
+    highest of bag b's sorted scores a_1 ≥ a_2 ≥ ... leaves the hinge h_b(j) =
+    max(0, 1 + a_{j+1}), and a knapsack over bags (budget k, j_b < |b|) minimises
+    Σ_b h_b(j_b). Drops that change no hinge go to the highest scoring candidates left.
+
+    Returns
+    -------
+    ndarray of int, the rows dropped (k of them when the bags have that many to spare).
+    """
+    sorted_rows, gains = [], []  # per bag: rows by score (desc, row asc); j_b's useful range
+    for b in bag_ids:
+        rows = np.arange(offsets[b], offsets[b + 1])
+        rows = rows[np.argsort(-s[rows], kind="stable")]
+        sorted_rows.append(rows)
+        gains.append(min(rows.size - 1, int(np.count_nonzero(s[rows] > -1.0))))
+    budget = min(k, sum(gains))
+    best = np.zeros(budget + 1)  # least Σ h_b over the bags so far, with at most t drops
+    choices = []
+    for rows, J in zip(sorted_rows, gains):
+        if J == 0:
+            choices.append(None)
+            continue
+        hinge = np.maximum(0.0, 1.0 + s[rows[:J + 1]])
+        new, pick = best + hinge[0], np.zeros(budget + 1, dtype=np.intp)
+        for j in range(1, min(J, budget) + 1):
+            cost = best[:budget + 1 - j] + hinge[j]
+            better = cost < new[j:]
+            new[j:][better] = cost[better]
+            pick[j:][better] = j
+        best = new
+        choices.append(pick)
+    drops, t = [0] * len(sorted_rows), budget
+    for i in reversed(range(len(sorted_rows))):
+        if choices[i] is not None:
+            drops[i] = int(choices[i][t])
+            t -= drops[i]
+    dropped = [rows[:j] for rows, j in zip(sorted_rows, drops)]
+    spare = [rows[j:-1] for rows, j in zip(sorted_rows, drops)]  # each bag keeps its lowest
+    spare = np.concatenate(spare) if spare else np.zeros(0, dtype=np.intp)
+    rest = k - sum(drops)
+    if rest > 0 and spare.size:
+        dropped.append(spare[np.argsort(-s[spare], kind="stable")[:rest]])
+    return np.concatenate(dropped) if dropped else np.zeros(0, dtype=np.intp)
