@@ -134,7 +134,11 @@ def check_bags(bags, n_rows, name="bags", lines=None):
         return Bags(np.arange(n_rows + 1, dtype=np.intp), np.arange(n_rows))
     if _is_list_of_rows(bags):
         return _bags_from_row_lists(bags, n_rows, name)
-    ids = np.asarray(bags)
+    try:
+        ids = np.asarray(bags)
+    except ValueError:  # ragged: a mix of row lists and scalars
+        raise ValueError(f"{name}: expected a 1-d array of bag ids (one per row) or a list of "
+                         "row lists (one per bag)") from None
     if ids.ndim != 1:
         raise ValueError(f"{name}: expected a 1-d array of bag ids (one per row), got shape {ids.shape}")
     if ids.shape[0] != n_rows:
@@ -259,7 +263,9 @@ def check_known(known, bags, name="known", lines=None):
         b = int(bad[0])
         raise ValueError(f"{name}: bag {bags.ids[b].item()!r} marks row {arr[b]} as its known "
                          f"candidate, but the bag is rows {lo[b]}..{hi[b] - 1}; use -1 for a "
-                         "bag without a known candidate")
+                         "bag without a known candidate"
+                         + (" (pass a boolean array to mark rows instead)"
+                            if np.isin(arr, (0, 1)).all() else ""))
     return np.ascontiguousarray(arr)
 
 

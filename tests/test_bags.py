@@ -86,6 +86,16 @@ def test_known_outside_its_bag():
     with pytest.raises(ValueError, match=r"known: bag 2 marks row 5 as its known candidate, but "
                                          r"the bag is rows 2\.\.4"):
         check_known(np.array([0, 5, -1]), bags)
+    # 0/1 integers meant as a row mask (one row per bag): the message says how to pass it
+    single = check_bags(np.arange(4), 4)
+    with pytest.raises(ValueError, match=r"bag 2 marks row 1 .*\(pass a boolean array to mark rows"):
+        check_known(np.array([0, 1, 1, 0]), single)
+
+
+def test_ragged_bag_ids_are_named():
+    with pytest.raises(ValueError, match=r"^bags: expected a 1-d array of bag ids \(one per row\) or "
+                                         r"a list of row lists"):
+        check_bags([0, [1, 2]], 3)
 
 
 def test_two_known_in_one_bag():
