@@ -116,6 +116,16 @@ def test_crlf_and_missing_final_newline(tmp_path):
     np.testing.assert_array_equal(read_model(write_text(tmp_path, text)).w, SVM_RANK_W)
 
 
+def test_bom_and_cr_only_line_ends(tmp_path):
+    path = tmp_path / "m.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + SVM_RANK_MODEL.encode())  # a UTF-8 BOM is skipped
+    np.testing.assert_array_equal(read_model(path).w, SVM_RANK_W)
+    path.write_bytes(SVM_RANK_MODEL.replace("\n", "\r").encode())
+    with pytest.raises(InputFormatError, match=r"m\.txt:1: expected LF or CRLF line ends, got "
+                                               r"CR-only ones"):
+        read_model(path)
+
+
 def test_no_support_vectors_means_zero_weights(tmp_path):
     text = "".join(header_lines(n_features=4, n_sv_plus_1=1, b="0.5"))
     model = read_model(write_text(tmp_path, text))
@@ -220,6 +230,8 @@ def sv_model(sv_lines, n_features=3, n_sv_plus_1=None, b="0"):
     (SVM_RANK_MODEL.replace("1 # kernel parameter -g", "nan # kernel parameter -g"), 4,
      "a finite decimal number (kernel parameter -g)"),
     (SVM_RANK_MODEL.replace("6 # highest", "-6 # highest"), 8, "an integer >= 0 (highest feature index)"),
+    (SVM_RANK_MODEL.replace("6 # highest", "\u0666 # highest"), 8, "an integer (highest feature index)"),
+    (SVM_RANK_MODEL.replace("0 # threshold", "\u0660.\u0665 # threshold"), 11, "(threshold b)"),
     (SVM_RANK_MODEL.replace("10 # number of training", "1.5 # number of training"), 9,
      "an integer (number of training documents)"),
     (SVM_RANK_MODEL.replace("2 # number of support", "0 # number of support"), 10,

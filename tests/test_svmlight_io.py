@@ -318,13 +318,19 @@ def test_n_features_pads_and_rejects(tmp_path):
         load_svmlight(path, n_features=5)
     X, _, _ = load_svmlight(path, n_features=5, ignore_extra_features=True)
     np.testing.assert_array_equal(X.toarray(), [[1, 0, 2, 0, 0], [0, 4, 0, 0, 0]])
+    # without n_features, ignore_extra_features has nothing to act on: max_index still holds
+    with pytest.raises(InputFormatError, match=r"data\.txt:2: expected a feature index <= 5"):
+        load_svmlight(path, max_index=5, ignore_extra_features=True)
 
 
 def test_bad_n_features_argument(tmp_path):
     path = write(tmp_path, "1 1:1\n")
-    for bad in (-1, 2.0, "3", True):
-        with pytest.raises(ValueError, match="n_features"):
+    for bad in (-1, 2.0, "3", True, 2**31, 2**70):
+        with pytest.raises(ValueError, match=r"n_features must be None or an integer in \[0, 2147483647\]"):
             load_svmlight(path, n_features=bad)
+    for bad in (0, -1, 3.7, 2**70):
+        with pytest.raises(ValueError, match=r"max_index must be None or an integer in \[1, "):
+            load_svmlight(path, max_index=bad)
 
 
 @pytest.mark.parametrize("line, expected, got", [
@@ -377,13 +383,19 @@ def test_bom_control_characters_and_cr_only_line_ends(tmp_path):
     bom.write_bytes(b"\xef\xbb\xbf1 qid:3 1:1\n0 qid:3 2:1\n")
     np.testing.assert_array_equal(load_svmlight(bom)[2], [3, 3])  # a UTF-8 BOM is skipped
     for raw, expected in [(b"1 1:\x01\x7f\n", r"got '1:\x01\x7f'"),
-                          (b"1 1:1\r0 2:1\r", "CR-only line ends: convert them to LF")]:
+                          (b"1 1:1\r0 2:1\r", "bad.dat:1: expected LF or CRLF line ends, got CR-only"),
+                          # a comment on line 1 used to take the rest of the file silently
+                          (b"1 1:1 # c\r0 2:1\r", "bad.dat:1: expected LF or CRLF line ends"),
+                          (b"# header\r1 1:1\r", "bad.dat:1: expected LF or CRLF line ends")]:
         path = tmp_path / "bad.dat"
         path.write_bytes(raw)
         with pytest.raises(InputFormatError) as info:
             load_svmlight(path)
         message = str(info.value)
         assert expected in message and message.isprintable(), message
+    one_line = tmp_path / "one.dat"
+    one_line.write_bytes(b"1 1:1\r")  # one line ended by CR is just a line
+    assert load_svmlight(one_line)[0].shape == (1, 1)
 
 
 @pytest.mark.parametrize("text, last_line", [("", 1), ("\n\n", 2), ("# only a comment\n  # another\n", 2),
@@ -464,6 +476,23 @@ def test_dump_text_format(tmp_path):
     assert path.read_text() == "1 qid:3 1:1 3:0.1 # doc a\n-0.5 qid:3\n"
 
 
+def test_dump_comments_round_trip_stripped(tmp_path):
+    path = tmp_path / "c.dat"
+    dump_svmlight(path, np.eye(3), [1, 2, 3], comments=["  lead", "   ", "trail  "])
+    assert path.read_text().splitlines()[1] == "2 2:1"  # a blank comment is no comment
+    assert load_svmlight(path, return_comments=True)[3] == ["lead", "", "trail"]
+
+
+@pytest.mark.parametrize("name, reason", [("", "empty file name"),
+                                          ("new/", "it ends with a path separator")])
+def test_dump_refuses_what_fopen_would(tmp_path, name, reason):
+    """realpath drops a trailing '/', which made 'new/' a file; '' was named as ''."""
+    target = os.path.join(str(tmp_path), name) if name else name
+    with pytest.raises(OSError, match=reason):
+        dump_svmlight(target, np.eye(1), [1])
+    assert os.listdir(tmp_path) == []
+
+
 def test_dump_does_not_modify_input(tmp_path):
     X = sp.csr_matrix(np.array([[1.0, 2.0]]))
     X.data[0] = 0.0
@@ -478,6 +507,8 @@ def test_dump_does_not_modify_input(tmp_path):
     ({"qid": [1, 2, 3]}, "qid: expected length 2"),
     ({"qid": [1.5, 2]}, "qid: expected integer values"),
     ({"qid": ["a", "b"]}, "qid: expected an integer array"),
+    ({"qid": np.array([1, 2**63], dtype=np.uint64)}, r"qid: expected integer values below 2\*\*63"),
+    ({"comments": ["a\ud800", "c"]}, r"comments\[0\]: not encodable as UTF-8"),
     ({"comments": ["a"]}, "comments: expected length 2"),
     ({"comments": ["a\nb", "c"]}, r"comments\[0\]: must not contain a line break"),
     ({"comments": ["a", 3]}, r"comments\[1\]: expected a str"),

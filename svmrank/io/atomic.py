@@ -90,6 +90,15 @@ def _special_file(path):
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)) or _own_descriptor(path) is not None
 
 
+def _check_file_name(path):
+    """Refuse what fopen would: an empty name, a name ending with a separator (realpath
+    would drop it and create a file where a folder was meant)."""
+    if not path:
+        raise _cannot_write("''", "empty file name")
+    if path.endswith(os.sep) or (os.altsep and path.endswith(os.altsep)):
+        raise _cannot_write(path, "not a file name: it ends with a path separator")
+
+
 @contextlib.contextmanager
 def atomic_write(path, mode="w", encoding="utf-8"):
     """Open a temporary file next to ``path``; on success rename it over ``path``.
@@ -102,6 +111,7 @@ def atomic_write(path, mode="w", encoding="utf-8"):
     raised as ``OSError`` naming ``path``.
     """
     path = os.fspath(path)
+    _check_file_name(path)
     kwargs = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
     if _special_file(path):
         fd = _own_descriptor(path)
@@ -148,15 +158,12 @@ def check_writable(path, inputs=()):
     exists and is writable, it is not a folder, nor one of the ``inputs`` files):
     checked before long work starts."""
     path = os.fspath(path)
-    if not path:
-        raise _cannot_write("''", "empty file name")
+    _check_file_name(path)
     for source in inputs:
         if os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
             raise _cannot_write(path, f"it is the input file {source}")
     if os.path.isdir(path):
         raise _cannot_write(path, "it is a directory")
-    if path.endswith(os.sep) or (os.altsep and path.endswith(os.altsep)):
-        raise _cannot_write(path, "not a file name: it ends with a path separator")
     if _special_file(path):
         if not os.access(path, os.W_OK):
             raise _cannot_write(path, "permission denied")

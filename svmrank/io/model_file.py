@@ -30,7 +30,7 @@ import numpy as np
 from .._validation import MAX_MODEL_WEIGHTS, check_matrix, check_vector
 from ..exceptions import InputFormatError
 from .atomic import atomic_write
-from .svmlight import parse_svmlight_bytes
+from .svmlight import cr_only, parse_svmlight_bytes, printable
 
 __all__ = ["LinearModel", "read_model", "write_model"]
 
@@ -39,8 +39,8 @@ VERSION = "V6.20"
 READABLE_VERSIONS = ("V6.20", "V6.01", "V6.02")
 N_TRAIN_KEY = "n_train"
 
-_INT = re.compile(r"[+-]?\d+")
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_INT = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _FORBIDDEN = re.compile("[\\s#\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # (control, lone surrogate)
 _KERNELS = {1: "polynomial", 2: "RBF", 3: "sigmoid", 4: "custom"}
 
@@ -158,6 +158,7 @@ def write_model(path, model):
 
 def _fail(source, line, expected, got):
     got = got if len(got) <= 60 else got[:60] + "..."
+    got = printable(got)
     raise InputFormatError(f"{source}:{line}: expected {expected}, got '{got}'")
 
 
@@ -266,6 +267,11 @@ def read_model(path):
     source = os.fspath(path)
     with open(path, "rb") as fh:
         buf = fh.read()
+    if buf.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark
+        buf = buf[3:]
+    if cr_only(buf):
+        raise InputFormatError(f"{source}:1: expected LF or CRLF line ends, got CR-only ones "
+                               "(old Mac text): convert them to LF")
     lines = buf.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()

@@ -47,16 +47,31 @@ def _excerpt(buf, offset):
     text = buf[offset:stop].decode("utf-8", errors="replace")
     if stop == limit and limit < len(buf) and buf[limit] not in b" \t\r\n\v\f":
         text += "..."
-    # control characters and a BOM shown as escapes, so a message stays one visible line
+    return printable(text)
+
+
+def printable(text):
+    """``text`` with control characters and a BOM shown as escapes, so that a message
+    stays one visible line."""
     return "".join(c if c.isprintable() and c != "\ufeff" else repr(c)[1:-1] for c in text)
 
 
-def _check_n_features(n_features):
-    if n_features is None:
+MAX_INDEX = 2**31 - 1  # the largest feature index (X's indices are int32)
+
+
+def _check_count(value, name, low):
+    """None as -1, else an integer in [low, MAX_INDEX]."""
+    if value is None:
         return -1
-    if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) or n_features < 0:
-        raise ValueError(f"n_features must be None or an integer >= 0, got {n_features!r}")
-    return int(n_features)
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+            or not low <= value <= MAX_INDEX):
+        raise ValueError(f"{name} must be None or an integer in [{low}, {MAX_INDEX}], got {value!r}")
+    return int(value)
+
+
+def cr_only(buf):
+    """Lines ended by CR alone (old Mac text): no LF, and a CR before more text."""
+    return b"\n" not in buf and b"\r" in buf.rstrip(b" \t\r\v\f")
 
 
 def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=False,
@@ -69,18 +84,21 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
     ``(X, y, qid, comments)`` with ``comments`` None unless ``return_comments``.
     See :func:`load_svmlight` for the format and the other parameters.
     """
-    limit = _check_n_features(n_features)
+    limit = _check_count(n_features, "n_features", 0)
+    cap = _check_count(max_index, "max_index", 1)
     if buf[:3] == b"\xef\xbb\xbf" and first_line == 1:  # a UTF-8 byte order mark
         buf = b"   " + buf[3:]  # (same length: error offsets stay valid)
+    if cr_only(buf):  # (a '#' on line 1 would take the rest of the file as its comment)
+        raise InputFormatError(f"{source}:{first_line}: expected LF or CRLF line ends, got "
+                               "CR-only ones (old Mac text): convert them to LF")
     parse_limit = limit
-    if limit < 0 and max_index is not None:  # a cap on the index, not a number of columns
-        parse_limit = int(max_index)
+    if limit < 0 and cap >= 0:  # a cap on the index, not a number of columns
+        parse_limit = cap
         extra_hint = " (the largest index svmrank trains on: it keeps dense weight vectors)"
-    code, line, offset, aux, arrays = parse_svmlight(bytes(buf), parse_limit, bool(ignore_extra_features))
+    code, line, offset, aux, arrays = parse_svmlight(bytes(buf), parse_limit,
+                                                     bool(ignore_extra_features) and limit >= 0)
     if code != 0:
         what = _EXPECTED[code].format(label=label_name, aux=aux, extra_hint=extra_hint)
-        if b"\r" in buf and b"\n" not in buf:
-            what += " (the file has CR-only line ends: convert them to LF)"
         raise InputFormatError(
             f"{source}:{line + first_line - 1}: expected {what}, got '{_excerpt(buf, offset)}'")
     data, indices, indptr, labels, qids, cstart, cend, max_index = arrays
@@ -120,6 +138,7 @@ def load_svmlight(path, n_features=None, ignore_extra_features=False, return_com
     ignore_extra_features : bool
         With ``n_features``, drop entries with a larger index (as SVM-light's
         classifier ignores test features beyond the model's) instead of failing.
+        Without ``n_features`` it has no effect.
     return_comments : bool
         Also return the text after the first ``#`` of each example line, stripped.
     max_index : int, optional
@@ -168,6 +187,8 @@ def _check_qid(qid, n):
             raise ValueError("qid: expected integer values")
     elif arr.dtype.kind not in "iub":
         raise ValueError(f"qid: expected an integer array, got dtype {arr.dtype}")
+    elif arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError("qid: expected integer values below 2**63")
     return check_vector(arr, "qid", n=n, dtype=np.int64)
 
 
@@ -186,7 +207,8 @@ def dump_svmlight(path, X, y, qid=None, comments=None):
     qid : array-like of int, optional
         Written as ``qid:N`` on every line when given.
     comments : sequence of str, optional
-        Written as ``# comment`` when non-empty; must not contain line breaks.
+        Written as ``# comment`` when not blank; must not contain line breaks.
+        Surrounding blanks are dropped (the reader strips them).
     """
     X = check_matrix(X, "X", min_features=0)  # (lines of a label only are valid)
     n = X.shape[0]
@@ -201,6 +223,10 @@ def dump_svmlight(path, X, y, qid=None, comments=None):
                 raise ValueError(f"comments[{i}]: expected a str, got {type(c).__name__}")
             if c and ("\n" in c or "\r" in c):
                 raise ValueError(f"comments[{i}]: must not contain a line break")
+            try:
+                (c or "").encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(f"comments[{i}]: not encodable as UTF-8 (a lone surrogate?)") from None
     labels = [_format_float(v) for v in y.tolist()]
     nonzero = X.data != 0
     values = [_format_float(v) for v in X.data[nonzero].tolist()]
@@ -215,6 +241,6 @@ def dump_svmlight(path, X, y, qid=None, comments=None):
             if qids is not None:
                 parts.append(f"qid:{qids[i]}")
             parts.extend(f"{columns[k]}:{values[k]}" for k in range(indptr[i], indptr[i + 1]))
-            if comments is not None and comments[i]:
-                parts.append("# " + comments[i])
+            if comments is not None and comments[i] and comments[i].strip():
+                parts.append("# " + comments[i].strip())
             fh.write(" ".join(parts) + "\n")
