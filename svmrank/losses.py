@@ -33,7 +33,10 @@ class QSLoss:
     step : callable
         ``step(i, j, n_pos, n_neg) -> ndarray``: δ_j(i+1) − δ_j(i) for integer arrays
         i (1 .. n_pos) and j (1 .. n_neg) that broadcast against each other; the result
-        has their broadcast shape. Vectorised NumPy code (C3).
+        is floating point, of their broadcast shape, element by element (the checks
+        call it on 2-d grids, inference on one j at a time). Vectorised NumPy code
+        (C3): inference calls it once per negative it scans, so its per-call overhead
+        counts (a query of N negatives: up to about N calls).
     name : str
         Shown in messages.
     check : bool
@@ -70,13 +73,17 @@ class QSLoss:
         """The derivative on a grid, checked for shape and finiteness (a float64 array)."""
         i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
         shape = np.broadcast(i, j).shape
-        try:
-            out = self.step(i, j, int(n_pos), int(n_neg))
+        try:  # (copies: a step may change its arguments in place, as i -= 1)
+            out = self.step(i.copy(), j.copy(), int(n_pos), int(n_neg))
         except Exception as exc:
             raise ValueError(f"loss: {self.name}'s step(i, j, n_pos, n_neg) failed: "
                              f"{type(exc).__name__}: {exc}") from None
         if np.iscomplexobj(out):
             raise ValueError(f"loss: {self.name}'s step must return real numbers, got complex")
+        if np.asarray(out).dtype.kind in "biu":  # np.full_like(i, -0.1) is all zeros
+            raise ValueError(f"loss: {self.name}'s step must return floating-point numbers, got "
+                             f"dtype {np.asarray(out).dtype} (i and j are integer arrays: "
+                             "np.full_like(i, x) and i // j stay integer)")
         try:
             out = np.asarray(out, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -125,7 +132,7 @@ class QSLoss:
 
     def kernel_steps(self, lo, hi, j, n_pos, n_neg):
         """What the Cython kernel calls: steps for i in lo..hi-1 at one j."""
-        return np.ascontiguousarray(self.steps(np.arange(lo, hi), j, n_pos, n_neg))
+        return np.array(self.steps(np.arange(lo, hi), j, n_pos, n_neg))  # (a writable copy)
 
 
 def _ap_step(i, j, P, N):

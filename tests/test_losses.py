@@ -124,10 +124,29 @@ def test_user_loss_errors_stay_with_their_call():
     (lambda i, j, P, N: 1 / 0, "failed"),
     (lambda i, j, P, N: np.full(np.broadcast(i, j).shape, "x"), "step must return numbers"),
     (lambda i, j, P, N: np.full(np.broadcast(i, j).shape, 1.0), "negative loss"),
+    # an integer result: np.full_like on the integer grids rounds every step to 0
+    (lambda i, j, P, N: np.full_like(i + j, -1.0 / (P * N)), "floating-point numbers, got dtype int64"),
 ])
 def test_bad_user_losses_are_refused(step, match):
     with pytest.raises(ValueError, match=match):
         loss_augmented_inference([0.3, 0.1, 0.5], [0, 0, 1], loss=QSLoss(step))
+
+
+def test_user_step_may_change_its_arguments_and_return_a_read_only_array():
+    """A step that goes 0-based in place (i -= 1) used to corrupt the checks' grids, and
+    a read-only result failed inside the kernel without naming the loss."""
+    def in_place(i, j, P, N):
+        i -= 1
+        j -= 1
+        out = AP.step(i + 1, j + 1, P, N)
+        out.setflags(write=False)
+        return out
+
+    scores, labels = [0.3, 0.1, 0.5, 0.2, 0.4], [0, 0, 1, 1, 0]
+    for method in ("qs", "greedy"):
+        got = loss_augmented_inference(scores, labels, loss=QSLoss(in_place), method=method)
+        ref = loss_augmented_inference(scores, labels, loss="ap", method=method)
+        assert got.objective == pytest.approx(ref.objective) and got.loss == pytest.approx(ref.loss)
 
 
 def test_search_is_refused_for_user_losses():
