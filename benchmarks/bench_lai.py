@@ -1,7 +1,7 @@
 """Loss-augmented inference time: `qs` against `greedy`, the other exact methods, a
 NumPy argsort of the same scores and the 0-1 loss inference, on synthetic scores.
 
-    python benchmarks/bench_lai.py            # full grid (about 5 minutes on 2 cores)
+    python benchmarks/bench_lai.py            # full grid
     python benchmarks/bench_lai.py --quick    # N <= 1e5
 
 Scores: positives ~ N(1, 1), negatives ~ N(0, 1) (a partly trained model), one query,

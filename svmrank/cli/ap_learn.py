@@ -66,8 +66,8 @@ def build_parser():
                    help="maximum cutting-plane iterations (default 100000; SVM-struct's -# "
                         "bounds its inner QP solver, which here is exact)")
     p.add_argument("--b", dest="bias", type=float, default=1.0, metavar="float",
-                   help="value of the bias feature for -l 2 (0: none; default 1); rank losses "
-                        "have no threshold and ignore it")
+                   help="value of the bias feature for -l 2 and --model hob|hoap (0: none; "
+                        "default 1); the other rank losses have no threshold and ignore it")
     p.add_argument("--lai", choices=sorted(METHODS), default="qs",
                    help="loss-augmented inference algorithm (default qs)")
     p.add_argument("--approx", type=float, default=None, metavar="K",
