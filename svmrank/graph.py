@@ -18,6 +18,7 @@ range, negative or non-finite weights are errors. Duplicate edges ((u, v) twice,
 (u, v) and (v, u)) are merged: the graph-cut functions add their weights (the same
 energy), the edge builders keep one copy.
 """
+import re
 from collections import namedtuple
 from pathlib import Path
 
@@ -118,7 +119,7 @@ def edges_from_file(path, n_samples=None):
             parts = text.split()
             if len(parts) != 2:
                 raise InputFormatError(f"{path}:{lineno}: expected two row numbers 'u v', got {text!r}")
-            if not all(p.isascii() and p.lstrip("+-").isdigit() for p in parts):
+            if not all(re.fullmatch(r"[+-]?[0-9]+", p) for p in parts):
                 raise InputFormatError(f"{path}:{lineno}: row numbers must be integers, got {text!r}")
             u, v = int(parts[0]), int(parts[1])
             if u < 0 or v < 0 or (n_samples is not None and (u >= n_samples or v >= n_samples)):

@@ -314,3 +314,9 @@ def test_a_closed_stdout_only_silences_the_output(data, tmp_path):
     assert proc.wait(timeout=120) == 0, proc.stderr.read()
     assert proc.stderr.read() == b""
     assert read_model(model).w.size == 40
+    model.unlink()  # started with stdout closed (sys.stdout is None): as before, no error
+    proc = subprocess.run([sys.executable, "-m", "svmrank.cli.ap_learn", "-c", "10", str(train),
+                           str(model)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                          pass_fds=(), preexec_fn=lambda: os.close(1), timeout=120)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert read_model(model).w.size == 40

@@ -185,6 +185,7 @@ def test_edges_from_file(tmp_path):
     ("0 1\n1 1_0\n", None, r"e\.txt:2: row numbers must be integers"),
     ("0 1\n1 \u0663\n", None, r"e\.txt:2: row numbers must be integers"),  # Arabic-Indic 3
     (b"0 1\n1 \xff\n", None, r"e\.txt:2: row numbers must be integers"),
+    ("0 1\n+-1 2\n", None, r"e\.txt:2: row numbers must be integers"),
     ("0 1\n\n4 4\n", None, r"e\.txt:3: self loop on row 4"),
     ("0 1\n-1 2\n", None, r"e\.txt:2: row numbers must be non-negative"),
     ("0 1\n1 5\n", 5, r"e\.txt:2: row numbers must be \[0, 5\)"),

@@ -239,6 +239,17 @@ def test_robustness_examples_and_bags_of_one():
     # drops that change no hinge go to the highest scoring candidates left
     assert sorted(robust_drops(np.array([-2.0, -3.0, -5.0, -4.0]), np.array([0, 4]),
                                np.array([0]), 2).tolist()) == [0, 1]
+    # every useful drop fits: no knapsack; too large a knapsack: the greedy rule, warned
+    s = np.random.default_rng(1).normal(size=400)
+    offsets, ids = np.arange(0, 401, 4), np.arange(100)
+    assert robust_drops(s, offsets, ids, 300).size == 300
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("svmrank.problems.latent.KNAPSACK_LIMIT", 10)
+        with pytest.warns(UserWarning, match="too large a knapsack"):
+            greedy = robust_drops(s, offsets, ids, 50)
+    spare = np.concatenate([np.arange(a, b)[np.argsort(-s[a:b], kind="stable")][:-1]
+                            for a, b in zip(offsets[:-1], offsets[1:])])
+    assert sorted(greedy.tolist()) == sorted(spare[np.argsort(-s[spare], kind="stable")[:50]].tolist())
     X = np.random.default_rng(0).normal(size=(6, 2))
     bags = check_bags(np.arange(6), 6)
     with pytest.warns(UserWarning, match="ignores nothing"):

@@ -116,6 +116,13 @@ def test_crlf_and_missing_final_newline(tmp_path):
     np.testing.assert_array_equal(read_model(write_text(tmp_path, text)).w, SVM_RANK_W)
 
 
+def test_a_cr_inside_the_single_support_vector_comment(tmp_path):
+    """svm_learn copies training comments there; the CR-only check of a data file must
+    not see the lone SV line as a file of CR-only lines."""
+    path = write_text(tmp_path, SVM_RANK_MODEL.replace(" #\n", " # a\rb\n"))
+    np.testing.assert_array_equal(read_model(path).w, SVM_RANK_W)
+
+
 def test_bom_and_cr_only_line_ends(tmp_path):
     path = tmp_path / "m.txt"
     path.write_bytes(b"\xef\xbb\xbf" + SVM_RANK_MODEL.encode())  # a UTF-8 BOM is skipped

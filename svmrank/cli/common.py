@@ -129,7 +129,8 @@ def run(main, argv=None, prog=None):
         print(f"{prog}: warning: {message}", file=sys.stderr, flush=True)
 
     stdout = sys.stdout
-    sys.stdout = _ReaderGone(stdout)
+    if stdout is not None:  # (None: started with stdout closed; print() then does nothing)
+        sys.stdout = _ReaderGone(stdout)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = one_line

@@ -88,7 +88,7 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
     cap = _check_count(max_index, "max_index", 1)
     if buf[:3] == b"\xef\xbb\xbf" and first_line == 1:  # a UTF-8 byte order mark
         buf = b"   " + buf[3:]  # (same length: error offsets stay valid)
-    if cr_only(buf):  # (a '#' on line 1 would take the rest of the file as its comment)
+    if first_line == 1 and cr_only(buf):  # (a '#' on line 1 would take the rest of the file)
         raise InputFormatError(f"{source}:{first_line}: expected LF or CRLF line ends, got "
                                "CR-only ones (old Mac text): convert them to LF")
     parse_limit = limit

@@ -315,6 +315,9 @@ class LatentBinaryProblem(_BagProblem):
         return loss, self.candidate_coef(rows[active], weights * self._sign[active] / n)
 
 
+KNAPSACK_LIMIT = 10**8  # robust_drops' exact choice: about a second and 100 MB at most
+
+
 def robust_drops(s, offsets, bag_ids, k):
     """The k candidates of bags ``bag_ids`` that robustness ignores at scores s.
 
@@ -324,6 +327,8 @@ def robust_drops(s, offsets, bag_ids, k):
     highest of bag b's sorted scores a_1 ≥ a_2 ≥ ... leaves the hinge h_b(j) =
     max(0, 1 + a_{j+1}), and a knapsack over bags (budget k, j_b < |b|) minimises
     Σ_b h_b(j_b). Drops that change no hinge go to the highest scoring candidates left.
+    The knapsack costs (useful drops) × k steps and as many bytes; beyond
+    ``KNAPSACK_LIMIT`` the highest scoring candidates are dropped, with a warning.
 
     Returns
     -------
@@ -336,6 +341,26 @@ def robust_drops(s, offsets, bag_ids, k):
         sorted_rows.append(rows)
         gains.append(min(rows.size - 1, int(np.count_nonzero(s[rows] > -1.0))))
     budget = min(k, sum(gains))
+    if budget == sum(gains):  # every useful drop fits (h_b only falls with j)
+        drops = gains
+    elif sum(gains) * budget > KNAPSACK_LIMIT:
+        warnings.warn(f"robustness: the exact choice of {budget} of {sum(gains)} candidates is "
+                      "too large a knapsack; the highest scoring ones are dropped instead",
+                      UserWarning, stacklevel=4)
+        drops = [0] * len(sorted_rows)
+    else:
+        drops = _knapsack_drops(s, sorted_rows, gains, budget)
+    dropped = [rows[:j] for rows, j in zip(sorted_rows, drops)]
+    spare = [rows[j:-1] for rows, j in zip(sorted_rows, drops)]  # each bag keeps its lowest
+    spare = np.concatenate(spare) if spare else np.zeros(0, dtype=np.intp)
+    rest = k - sum(drops)
+    if rest > 0 and spare.size:
+        dropped.append(spare[np.argsort(-s[spare], kind="stable")[:rest]])
+    return np.concatenate(dropped) if dropped else np.zeros(0, dtype=np.intp)
+
+
+def _knapsack_drops(s, sorted_rows, gains, budget):
+    """j_b per bag minimising Σ_b h_b(j_b) with Σ j_b ≤ budget (see robust_drops)."""
     best = np.zeros(budget + 1)  # least Σ h_b over the bags so far, with at most t drops
     choices = []
     for rows, J in zip(sorted_rows, gains):
@@ -343,7 +368,7 @@ def robust_drops(s, offsets, bag_ids, k):
             choices.append(None)
             continue
         hinge = np.maximum(0.0, 1.0 + s[rows[:J + 1]])
-        new, pick = best + hinge[0], np.zeros(budget + 1, dtype=np.intp)
+        new, pick = best + hinge[0], np.zeros(budget + 1, dtype=np.min_scalar_type(J))
         for j in range(1, min(J, budget) + 1):
             cost = best[:budget + 1 - j] + hinge[j]
             better = cost < new[j:]
@@ -356,10 +381,4 @@ def robust_drops(s, offsets, bag_ids, k):
         if choices[i] is not None:
             drops[i] = int(choices[i][t])
             t -= drops[i]
-    dropped = [rows[:j] for rows, j in zip(sorted_rows, drops)]
-    spare = [rows[j:-1] for rows, j in zip(sorted_rows, drops)]  # each bag keeps its lowest
-    spare = np.concatenate(spare) if spare else np.zeros(0, dtype=np.intp)
-    rest = k - sum(drops)
-    if rest > 0 and spare.size:
-        dropped.append(spare[np.argsort(-s[spare], kind="stable")[:rest]])
-    return np.concatenate(dropped) if dropped else np.zeros(0, dtype=np.intp)
+    return drops
