@@ -118,8 +118,9 @@ def check_bags(bags, n_rows, name="bags", lines=None):
     ----------
     bags : None, array-like of shape (n_rows,), or sequence of sequences of int
         None makes every row its own bag. An array gives each row's bag id; a bag's rows
-        must be consecutive. A sequence of sequences lists each bag's row indices; the
-        bags must list rows 0..n_rows-1 in order, each bag non-empty.
+        must be consecutive. A sequence of sequences (or a 2-d integer array, for bags of
+        equal size) lists each bag's row indices; the bags must list rows 0..n_rows-1 in
+        order, each bag non-empty.
     n_rows : int
         Number of candidates (rows of X).
     name : str
@@ -134,6 +135,8 @@ def check_bags(bags, n_rows, name="bags", lines=None):
         return Bags(np.arange(n_rows + 1, dtype=np.intp), np.arange(n_rows))
     if _is_list_of_rows(bags):
         return _bags_from_row_lists(bags, n_rows, name)
+    if isinstance(bags, np.ndarray) and bags.ndim == 2 and bags.dtype.kind in "iu":
+        return _bags_from_row_lists(list(bags), n_rows, name)  # bags of equal size
     try:
         ids = np.asarray(bags)
     except ValueError:  # ragged: a mix of row lists and scalars

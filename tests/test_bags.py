@@ -92,6 +92,16 @@ def test_known_outside_its_bag():
         check_known(np.array([0, 1, 1, 0]), single)
 
 
+def test_a_2d_integer_array_lists_bags_like_a_nested_list():
+    nested = check_bags([[0, 1], [2, 3]], 4)
+    array = check_bags(np.array([[0, 1], [2, 3]]), 4)
+    np.testing.assert_array_equal(array.offsets, nested.offsets)
+    with pytest.raises(ValueError, match=r"bags: bag 1 lists row 3 where row 2"):
+        check_bags(np.array([[0, 1], [3, 2]]), 4)
+    with pytest.raises(ValueError, match=r"expected a 1-d array of bag ids"):
+        check_bags(np.zeros((2, 2)), 4)  # floats are not row indices
+
+
 def test_ragged_bag_ids_are_named():
     with pytest.raises(ValueError, match=r"^bags: expected a 1-d array of bag ids \(one per row\) or "
                                          r"a list of row lists"):

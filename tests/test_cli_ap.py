@@ -208,6 +208,28 @@ def test_atomic_write_passes_the_callers_own_errors(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_atomic_write_syncs_before_the_rename(tmp_path, monkeypatch):
+    """The temporary file reaches the disk before it replaces the target, and an error
+    of that sync (EIO, a full disk) names the file and leaves the target as it was."""
+    import errno
+    from svmrank.io import atomic
+    target = tmp_path / "out"
+    target.write_text("old")
+    synced = []
+    monkeypatch.setattr(atomic.os, "fsync", lambda fd: synced.append(target.read_text()))
+    with atomic.atomic_write(target) as fh:
+        fh.write("new")
+    assert synced == ["old"] and target.read_text() == "new"
+
+    def failing_sync(fd):
+        raise OSError(errno.EIO, "Input/output error")
+    monkeypatch.setattr(atomic.os, "fsync", failing_sync)
+    with pytest.raises(OSError, match=r"out: cannot write \(Input/output error\)"):
+        with atomic.atomic_write(target) as fh:
+            fh.write("newer")
+    assert target.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
 def test_linear_kernel_option_is_accepted(data, tmp_path):
     """svm_perf_learn command lines often pass -t 0 (linear kernel)."""
     assert ap_learn.main(["-v", "0", "-t", "0", "-c", "1", str(data[0]), str(tmp_path / "m")]) == 0

@@ -48,9 +48,10 @@ class _Named:
 
 
 @contextlib.contextmanager
-def _written(fh, path):
+def _written(fh, path, sync=False):
     """``fh`` for the caller's with-block; its own write and close errors name
-    ``path``, the caller's other errors pass unchanged."""
+    ``path``, the caller's other errors pass unchanged. ``sync``: on disk before
+    closing (so a rename that follows cannot expose an empty file after a crash)."""
     try:
         yield _Named(fh, path)
     except BaseException:
@@ -58,6 +59,9 @@ def _written(fh, path):
             fh.close()
         raise
     with _naming(path):
+        if sync:
+            fh.flush()
+            os.fsync(fh.fileno())
         fh.close()
 
 
@@ -140,7 +144,7 @@ def atomic_write(path, mode="w", encoding="utf-8"):
     except OSError as exc:
         raise _cannot_write(path, exc.strerror or exc) from None
     try:
-        with _written(os.fdopen(fd, mode, **kwargs), path) as fh:
+        with _written(os.fdopen(fd, mode, **kwargs), path, sync=True) as fh:
             yield fh
         os.chmod(tmp, file_mode)
         try:

@@ -6,6 +6,7 @@ bytes, validates arguments and turns the kernel's error codes into one-line
 """
 import numbers
 import os
+import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -69,9 +70,18 @@ def _check_count(value, name, low):
     return int(value)
 
 
+# a CR, then what starts a line of SVMlight text: a comment or a number
+_CR_THEN_LINE = re.compile(rb"\r[ \t\r\v\f]*(?:#|[+-]?\.?[0-9])")
+
+
 def cr_only(buf):
-    """Lines ended by CR alone (old Mac text): no LF, and a CR before more text."""
-    return b"\n" not in buf and b"\r" in buf.rstrip(b" \t\r\v\f")
+    """Lines ended by CR alone (old Mac text): no LF, and a CR before more text, either
+    in the data part of the first line or followed by what starts a line (a CR inside
+    the comment of a one-line file is just a character of the comment)."""
+    if b"\n" in buf:
+        return False
+    body = buf.rstrip(b" \t\r\v\f")
+    return b"\r" in body.split(b"#", 1)[0] or _CR_THEN_LINE.search(body) is not None
 
 
 def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=False,
