@@ -92,12 +92,16 @@ def check_positive(value, name, allow_zero=False):
 
 
 def check_random_state(seed):
-    """Return a ``numpy.random.Generator`` from None, an int or a Generator."""
+    """Return a ``numpy.random.Generator`` from None, an int, a Generator or a legacy
+    ``RandomState`` (which seeds a new Generator, advancing its own state)."""
     if isinstance(seed, np.random.Generator):
         return seed
+    if isinstance(seed, np.random.RandomState):
+        return np.random.default_rng(seed.randint(2**63, dtype=np.int64))
     if seed is None or isinstance(seed, (numbers.Integral, np.integer)):
         return np.random.default_rng(seed)
-    raise ValueError(f"random_state must be None, an int or a numpy Generator, got {seed!r}")
+    raise ValueError(f"random_state must be None, an int, a numpy Generator or RandomState, "
+                     f"got {seed!r}")
 
 
 def query_segments(qid, n):

@@ -66,7 +66,7 @@ def test_console_scripts_and_launchers_exit_non_zero_on_errors(data, tmp_path):
     (["-o", "1"], "-o 1 is not supported"), (["-p", "2"], "-p 2 is not supported"),
     (["-l", "1"], "F1"), (["-l", "xyz"], "unknown loss"), (["-#", "0"], "-#"),
     (["--b", "-1"], "--b"), (["--lai", "fast"], "--lai"), (["--nope"], "unknown option --nope"),
-    (["-t", "1"], "-t 1 is not supported"), (["-v", "9"], "-v: expected a verbosity level"),
+    (["-t", "1"], "-t 1 is not supported"), (["-v", "-2"], "-v: expected a verbosity level"), (["-a", "alphas"], "-a (write the dual"),
     (["-y", "-1"], "-y: expected a verbosity level"), (["--b", "inf"], "--b: expected a finite"),
     (["--eta", "nan"], "--eta: expected a finite"),
     (["--lai", "search", "-l", "ndcg"], "--lai search needs -l ap or roc"),
@@ -233,6 +233,30 @@ def test_atomic_write_syncs_before_the_rename(tmp_path, monkeypatch):
 def test_linear_kernel_option_is_accepted(data, tmp_path):
     """svm_perf_learn command lines often pass -t 0 (linear kernel)."""
     assert ap_learn.main(["-v", "0", "-t", "0", "-c", "1", str(data[0]), str(tmp_path / "m")]) == 0
+
+
+def test_svm_struct_solver_settings_are_accepted(data, tmp_path, capsys):
+    """SVM-struct's learner reads -h N as SVM-light's shrinking setting (not help), and
+    -f, -b, -k, -n, -m, -q tune its own solver: the model is the same without them."""
+    train = str(data[0])
+    assert ap_learn.main(["-v", "0", "-c", "1", train, str(tmp_path / "plain")]) == 0
+    assert ap_learn.main(["-v", "0", "-c", "1", "-h", "100", "-f", "10", "-b", "50", "-k", "100",
+                          "-n", "5", "-m", "40", "-q10", "-h5", "-v", "4", "-y", "4", train,
+                          str(tmp_path / "tuned")]) == 0
+    assert (tmp_path / "tuned").read_text() == (tmp_path / "plain").read_text()
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:  # a bare -h still asks for help
+        ap_learn.main(["-h"])
+    assert info.value.code == 0 and "usage: svm_ap_learn" in capsys.readouterr().out
+
+
+def test_output_file_names_default_as_in_svm_struct(data, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    train, test = data
+    assert ap_learn.main(["-v", "0", "-c", "1", str(train)]) == 0
+    assert (tmp_path / "svm_struct_model").exists()
+    assert ap_classify.main(["-v", "0", str(test), "svm_struct_model"]) == 0
+    assert len((tmp_path / "svm_predictions").read_text().splitlines()) == 400
 
 
 @pytest.mark.parametrize("content,match", [

@@ -13,20 +13,21 @@ sklearn = pytest.importorskip("sklearn")
 from sklearn.model_selection import GridSearchCV  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-# Checks that cannot hold for a ranker trained on a rank loss, and why:
+# Checks that cannot hold for a ranker trained on a rank loss (or for the error-rate
+# SVM, which also needs relevant and non-relevant samples), and why:
 EXPECTED_FAILED_CHECKS = {
-    # AP/NDCG/ROC are undefined without both relevant and non-relevant samples: fitting
+    # AP/NDCG/ROC area and the error rate's SVM need relevant and non-relevant samples: fitting
     # one sample or one class is refused with a ValueError that says so.
-    "check_fit2d_1sample": "a rank loss needs a relevant and a non-relevant sample",
+    "check_fit2d_1sample": "the loss needs a relevant and a non-relevant sample",
     # These checks fit labels that are all > 0 ([1, 2] * 10, or 1 and 2 only): every
-    # sample is relevant, so AP/NDCG/ROC area are undefined and fit refuses the data.
-    "check_estimators_dtypes": "labels [1, 2]: all relevant, rank loss undefined",
-    "check_fit2d_1feature": "labels in {1, 2} or all 0: rank loss undefined",
+    # sample is relevant, so the loss is undefined and fit refuses the data.
+    "check_estimators_dtypes": "labels [1, 2]: all relevant, the loss is undefined",
+    "check_fit2d_1feature": "labels in {1, 2} or all 0: the loss is undefined",
 }
 
 
 def _expected_failures(estimator):
-    return EXPECTED_FAILED_CHECKS if isinstance(estimator, RankSVM) else {}
+    return EXPECTED_FAILED_CHECKS
 
 
 @parametrize_with_checks([APSVM(C=10.0), RankSVM(loss="ndcg"), BinarySVM(C=10.0)],
@@ -78,7 +79,61 @@ def test_binary_svm_has_an_intercept_and_no_bias_option():
     with_bias = BinarySVM(C=100.0, bias=1.0).fit(X, y)
     without = BinarySVM(C=100.0, bias=0.0).fit(X, y)
     assert with_bias.intercept_ < -1.0 and without.intercept_ == 0.0
-    assert np.mean(with_bias.predict(X) == (y > 0)) > 0.9
+    assert np.mean(with_bias.predict(X) == y) > 0.9
+
+
+def test_binary_svm_predicts_its_training_labels():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(200, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    model = BinarySVM(C=100.0).fit(X, y)
+    np.testing.assert_array_equal(model.classes_, [-1, 1])
+    assert set(model.predict(X)) == {-1, 1} and np.mean(model.predict(X) == y) > 0.9
+    graded = BinarySVM(C=100.0).fit(X, np.where(y > 0, 1 + (X[:, 1] > 0), 0))
+    assert graded.classes_ is None and set(graded.predict(X)) == {0, 1}
+    with pytest.raises(ValueError, match=r"y: needs relevant \(y > 0\) and non-relevant .*got "
+                                         r"200 relevant of 200 \(labels such as 1 and 2"):
+        BinarySVM().fit(X, y + 2)
+
+
+def test_ndcg_score_uses_binary_relevance_as_the_loss():
+    from svmrank.metrics import ndcg
+    X = np.eye(4)
+    model = RankSVM(loss="ndcg", C=1.0).fit(X, [2, 1, 0, 0])
+    model.coef_ = np.array([0.1, 0.9, 0.5, 0.0])
+    y = np.array([2, 1, 0, 0])
+    assert model.score(X, y) == pytest.approx(ndcg((y > 0).astype(float), model.coef_))
+    assert model.score(X, y) != pytest.approx(ndcg(y, model.coef_))
+
+
+def test_refit_without_approx_drops_n_easy():
+    X, y, _ = make_ranking(200, 5, random_state=7)
+    model = APSVM(C=10.0, approx=50).fit(X, y)
+    assert hasattr(model, "n_easy_")
+    assert not hasattr(model.set_params(approx=None).fit(X, y), "n_easy_")
+
+
+def test_metadata_routing_passes_each_fold_its_queries():
+    from sklearn.model_selection import GroupKFold, cross_val_score
+    X, y, qid = make_ranking(600, 10, n_queries=6, noise=0.5, random_state=0)
+    cv = GroupKFold(3)
+    by_hand = [APSVM(C=10.0).fit(X[tr], y[tr], qid=qid[tr]).score(X[te], y[te], qid=qid[te])
+               for tr, te in cv.split(X, y, qid)]
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = cross_val_score(APSVM(C=10.0), X, y, cv=cv, params={"qid": qid, "groups": qid})
+        search = GridSearchCV(APSVM(), {"C": [1.0, 10.0]}, cv=cv).fit(X, y, qid=qid, groups=qid)
+        assert search.best_params_ == {"C": 10.0}
+        # a method's metadata can be switched off (then a fold is scored as one query),
+        # and unknown names are refused
+        off = APSVM(C=10.0).set_score_request(qid=False)
+        one_query = cross_val_score(off, X, y, cv=cv, params={"qid": qid, "groups": qid})
+        np.testing.assert_allclose(one_query, [
+            APSVM(C=10.0).fit(X[tr], y[tr], qid=qid[tr]).score(X[te], y[te])
+            for tr, te in cv.split(X, y, qid)])
+        with pytest.raises(ValueError, match=r"set_fit_request: APSVM.fit takes no 'bags'"):
+            APSVM().set_fit_request(bags=True)
+    np.testing.assert_allclose(routed, by_hand)
+    assert np.mean(by_hand) == pytest.approx(search.cv_results_["mean_test_score"][1])
 
 
 def test_get_set_params_roundtrip():

@@ -86,9 +86,18 @@ def test_round_trip_matches_estimator(data, capsys):
         fields = line.split()
         assert len(fields) == 5
         assert int(fields[0]) == np.argmax(row) + 1
-        np.testing.assert_allclose([float(f) for f in fields[1:]], row, rtol=1e-7, atol=1e-9)
+        assert fields[1:] == [f"{s:f}" for s in row]  # svm_multiclass_classify's " %f"
     acc = np.mean([int(line.split()[0]) for line in lines] == yte)
     assert f"top-1 {100 * acc:.2f}%" in out
+
+
+def test_model_with_a_byte_order_mark(data, capsys):
+    tmp, X, y = data
+    train = write_data(tmp / "train.dat", X, y + 1)
+    model, bom = tmp / "model", tmp / "bom.model"
+    assert learn(["-v", 0, "-c", 1, train, model]) == 0
+    bom.write_bytes(b"\xef\xbb\xbf" + model.read_bytes())
+    np.testing.assert_array_equal(read_multiclass_model(bom).coef, read_multiclass_model(model).coef)
 
 
 def test_arbitrary_labels_are_mapped_and_printed_back(data, capsys):
@@ -132,7 +141,7 @@ def test_reads_plain_svm_multiclass_model_and_refuses_extra_features(data, capsy
     assert classify(["--ignore-extra-features", test, model, pred]) == 0  # 3: and 9: dropped
     lines = Path(pred).read_text().splitlines()
     assert [line.split()[0] for line in lines] == ["1", "2", "3"]
-    assert lines[0].split()[1:] == ["2", "1", "-3"]
+    assert lines[0].split()[1:] == ["2.000000", "1.000000", "-3.000000"]
     assert "Zero/one-error on test set: 0.00% (3 correct, 0 incorrect, 3 total)" in capsys.readouterr().out
 
 
@@ -170,7 +179,7 @@ def test_writer_reader_round_trip(tmp_path):
     (["-#", "0"], 2, "-#: expected a positive number"),
     (["-w", "7"], 2, "-w 7 is not supported: only SVM-struct's 0..4"),
     (["--bogus", "3"], 2, "unknown option --bogus"),
-    (["-v", "7"], 2, "-v: expected a verbosity level 0..3"),
+    (["-v", "-1"], 2, "-v: expected a verbosity level >= 0"),
     (["-t", "2"], 2, "-t 2 is not supported"),
     (["--seed", "-1"], 2, "--seed: expected an integer >= 0"),
 ])
@@ -190,13 +199,28 @@ def test_learn_requires_c(data, capsys):
     assert fails(capsys, 2, "-c is required", tmp / "model")
 
 
+def test_learn_keeps_classes_without_examples(data, tmp_path, capsys):
+    """As svm_multiclass_learn: labels {1, 2, 4} make classes 1..4 (a cross-validation
+    fold that misses a rare class still trains)."""
+    from svmrank.estimators.topk import TopKSVM
+    from svmrank.io.multiclass_model import read_multiclass_model
+    tmp, X, y = data
+    labels = np.array([1, 2, 4])[y % 3]
+    train = write_data(tmp / "train.dat", X, labels)
+    assert learn(["-v", "0", "-c", "1", train, tmp / "model"]) == 0
+    assert "1 of the classes 1..4 have no example (the first: 3)" in capsys.readouterr().err
+    model = read_multiclass_model(tmp / "model")
+    assert model.coef.shape[0] == 4
+    est = TopKSVM(C=1.0 / (100 * len(y)), random_state=0).fit(X, labels, classes=[1, 2, 3, 4])
+    np.testing.assert_allclose(model.coef, 100 * est.coef_, rtol=1e-4, atol=1e-6)
+    assert est.classes_.tolist() == [1, 2, 3, 4] and est.decision_function(X).shape == (len(y), 4)
+
+
 @pytest.mark.parametrize("labels, pattern", [
-    ([1, 2, 4], "class 3 has no example (SVM-multiclass classes are 1..4"),
-    ([2, 3], "class 1 has no example"),
-    ([5], "class 1 has no example"),
+    ([5], "needs examples of at least 2 classes, found 1"),
     ([0.5], "needs examples of at least 2 classes, found 1"),
-    # found without an array of max-label entries (this one would need 73 TiB)
-    ([1, 2, 10**13], "class 3 has no example (SVM-multiclass classes are 1..10000000000000"),
+    # refused before an array of max-label entries exists (this one would need 73 TiB)
+    ([1, 2, 10**13], "label 10000000000000 makes 10000000000000 classes"),
 ])
 def test_learn_bad_classes(data, capsys, labels, pattern):
     tmp, X, y = data

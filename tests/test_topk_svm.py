@@ -124,6 +124,26 @@ def test_precomputed_kernel():
     assert est.score(rbf(X, X), y) > 0.9
     with pytest.raises(ValueError, match="precomputed kernel needs 50 columns"):
         ker.decision_function(Xt)
+    # cross-validation slices a precomputed kernel by rows and columns (pairwise tag)
+    from sklearn.model_selection import cross_val_score
+    scores = cross_val_score(TopKSVM(k=1, kernel="precomputed", random_state=0), X @ X.T, y, cv=2)
+    np.testing.assert_allclose(scores, cross_val_score(TopKSVM(k=1, random_state=0), X, y, cv=2))
+
+
+def test_predictions_keep_the_k_of_the_fit():
+    X, y = blobs(60, 4, 4, seed=3)
+    est = TopKSVM(k=1, random_state=0).fit(X, y)
+    before = est.score(X, y)
+    est.set_params(k=2)
+    assert est.score(X, y) == before and est.predict_topk(X).shape == (60, 1)
+    assert est.k_ == 1 and est.predict_topk(X, k=2).shape == (60, 2)
+
+
+def test_random_state_takes_a_legacy_randomstate():
+    X, y = blobs(40, 3, 3, seed=2)
+    a = TopKSVM(random_state=np.random.RandomState(7)).fit(X, y)
+    b = TopKSVM(random_state=np.random.RandomState(7)).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
 
 
 def test_convergence_warning_and_params():

@@ -31,7 +31,8 @@ def build_parser():
         "queries (qid) when the file has them.")
     p.add_argument("example_file", help="examples to classify (SVMlight format)")
     p.add_argument("model_file", help="linear SVM-light model")
-    p.add_argument("output_file", help="where to write the scores")
+    p.add_argument("output_file", nargs="?", default="svm_predictions",
+                   help="where to write the scores (default svm_predictions)")
     add_verbosity_options(p, "verbosity: 0 quiet, 1 statistics (default 1)")
     p.add_argument("-f", type=int, default=1, metavar="1",
                    help="output format: 1 = value of the decision function (the only one)")

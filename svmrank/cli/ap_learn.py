@@ -17,8 +17,9 @@ from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
 from ..io.model_file import LinearModel, write_model
 from ..io.svmlight import load_svmlight
-from .common import (CLIError, StructArgumentParser, add_kernel_option, add_verbosity_options,
-                     check_kernel, check_verbosity, positive_float, run)
+from .common import (CLIError, StructArgumentParser, add_kernel_option, add_solver_settings,
+                     add_verbosity_options, check_kernel, check_solver_settings,
+                     check_verbosity, positive_float, run)
 
 # SVM-perf's -l numbers where they overlap, plus names
 LOSS_CODES = {"2": "error", "10": "roc", "11": "ap", "ap": "ap", "ndcg": "ndcg", "roc": "roc",
@@ -40,16 +41,19 @@ queries: one ranking each, the loss averaged over queries; queries without a
 relevant (label > 0) or without a non-relevant example are skipped with a warning.
 
 Only the 1-slack algorithm with margin rescaling is implemented: -w 3 and -w 4 (the
-default) both select it, -o 2 and -p 1 are the only accepted values. Unlike
-SVM-struct, every error exits with a non-zero status.
+default) both select it, -o 2 and -p 1 are the only accepted values. The settings
+of SVM-struct's own solver (-f, -b, -k, -n, -m, -q, and -h N) are accepted and unused:
+the QP here is solved exactly. Unlike SVM-struct, every error exits with a non-zero
+status.
 """
 
 
 def build_parser():
     p = StructArgumentParser("svm_ap_learn", f"svmrank {__version__}: train a linear structural "
-                             "SVM on a rank loss (SVM-struct options).", EPILOG)
+                             "SVM on a rank loss (SVM-struct options).", EPILOG, learner=True)
     p.add_argument("example_file", help="training data (SVMlight format, qid allowed)")
-    p.add_argument("model_file", help="where to write the learned model")
+    p.add_argument("model_file", nargs="?", default="svm_struct_model",
+                   help="where to write the learned model (default svm_struct_model)")
     p.add_argument("-c", type=positive_float("-c"), default=0.01, metavar="float",
                    help="C: trade-off between training error and margin (default 0.01)")
     p.add_argument("-e", type=positive_float("-e"), default=0.1, metavar="float",
@@ -60,6 +64,7 @@ def build_parser():
     p.add_argument("-o", type=int, default=2, metavar="2", help="rescaling: 2 = margin rescaling")
     p.add_argument("-p", type=int, default=1, metavar="1", help="L-norm of the slack: 1")
     add_kernel_option(p)
+    add_solver_settings(p, "fbknmq")
     add_verbosity_options(p, "verbosity: 0 quiet, 1 one line per iteration and a summary "
                              "(default 1)")
     p.add_argument("-#", dest="max_iter", type=int, default=100000, metavar="int",
@@ -130,6 +135,7 @@ def parse_options(argv):
         raise CLIError(f"-p {args.p} is not supported: only L1 slack (-p 1)")
     check_kernel(args)
     check_verbosity(args)
+    check_solver_settings(args)
     if args.max_iter < 1:
         raise CLIError(f"-#: expected a positive number of iterations, got {args.max_iter}")
     if not (args.bias >= 0 and math.isfinite(args.bias)):

@@ -14,13 +14,21 @@ class CLIError(Exception):
 
 class StructArgumentParser(argparse.ArgumentParser):
     """argparse with SVM-struct's single-letter options (``-c 1``, ``-#``, ``--b``) and
-    errors raised as :class:`CLIError` instead of printing the usage block."""
+    errors raised as :class:`CLIError` instead of printing the usage block.
 
-    def __init__(self, prog, description, epilog=""):
+    ``learner``: SVM-struct's learners read ``-h N`` as SVM-light's shrinking setting,
+    so there ``-h`` followed by a number is that (accepted, unused) and only a bare
+    ``-h`` asks for help."""
+
+    def __init__(self, prog, description, epilog="", learner=False):
         super().__init__(prog=prog, description=description, epilog=epilog, add_help=False,
                          formatter_class=argparse.RawDescriptionHelpFormatter,
                          allow_abbrev=False)
-        self.add_argument("-?", "-h", "--help", action="help", help="show this help and exit")
+        self.learner = learner
+        self.add_argument("-?", "-h", "--help", action="help",
+                          help="show this help and exit" + (" (-h N: SVM-light's shrinking "
+                                                            "setting, accepted, unused)"
+                                                            if learner else ""))
 
     def error(self, message):
         raise CLIError(message)
@@ -29,6 +37,8 @@ class StructArgumentParser(argparse.ArgumentParser):
         """As argparse's, but an unknown option is named as such: argparse would take
         its value for a positional argument and report a later one instead."""
         args = sys.argv[1:] if args is None else list(args)
+        if self.learner:
+            args = _drop_shrinking_option(args)
         known = {s for action in self._actions for s in action.option_strings}
         for token in args:
             if token == "--":
@@ -42,6 +52,40 @@ class StructArgumentParser(argparse.ArgumentParser):
         return super().parse_args(args, namespace)
 
 
+def _drop_shrinking_option(args):
+    """The arguments without SVM-light's ``-h N`` / ``-hN`` (a number follows)."""
+    kept, k = [], 0
+    while k < len(args):
+        token = args[k]
+        if token == "--":
+            return kept + args[k:]
+        if token == "-h" and k + 1 < len(args) and _is_number(args[k + 1]):
+            k += 2
+            continue
+        if token.startswith("-h") and _is_number(token[2:]):
+            k += 1
+            continue
+        kept.append(token)
+        k += 1
+    return kept
+
+
+def add_solver_settings(parser, letters):
+    """SVM-struct / SVM-light settings of their own solvers (cache sizes, working-set
+    sizes, shrinking): accepted so that old command lines run, unused, since the QP
+    here is solved exactly and its optimum does not depend on them."""
+    for letter in letters:
+        parser.add_argument(f"-{letter}", dest=f"solver_{letter}", type=float, default=None,
+                            metavar="n", help=argparse.SUPPRESS)
+    parser.add_argument("-a", dest="alphas_file", default=None, help=argparse.SUPPRESS)
+
+
+def check_solver_settings(args):
+    if args.alphas_file is not None:
+        raise CLIError("-a (write the dual variables to a file) is not supported: the "
+                       "1-slack dual has no variable per example")
+
+
 def add_verbosity_options(parser, v_help):
     """SVM-struct's -v (ours, default 1) and -y (svm_light's QP verbosity: accepted,
     unused)."""
@@ -51,9 +95,10 @@ def add_verbosity_options(parser, v_help):
 
 
 def check_verbosity(args):
+    """Any level >= 0, as SVM-struct takes (levels above the highest act like it)."""
     for name, value in (("-v", args.v), ("-y", args.y)):
-        if not 0 <= value <= 3:
-            raise CLIError(f"{name}: expected a verbosity level 0..3, got {value}")
+        if value < 0:
+            raise CLIError(f"{name}: expected a verbosity level >= 0, got {value}")
 
 
 def add_kernel_option(parser):

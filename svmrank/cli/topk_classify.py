@@ -1,6 +1,7 @@
 """``svm_topk_classify [options] example_file model_file output_file``: apply a linear
 SVM-multiclass model (ours or svm_multiclass_learn's), write svm_multiclass_classify's
-prediction lines ``label score_1 ... score_m`` and print top-1..top-5 accuracy."""
+prediction lines ``label score_1 ... score_m`` (scores ``%f``, as there) and print
+top-1..top-5 accuracy."""
 import sys
 import time
 
@@ -29,7 +30,8 @@ def build_parser():
                              "multiclass model to examples.", EPILOG)
     p.add_argument("example_file", help="examples to classify (SVMlight format)")
     p.add_argument("model_file", help="linear SVM-multiclass model")
-    p.add_argument("output_file", help="where to write the predictions")
+    p.add_argument("output_file", nargs="?", default="svm_predictions",
+                   help="where to write the predictions (default svm_predictions)")
     p.add_argument("--ignore-extra-features", action="store_true",
                    help="drop features beyond the model's instead of failing")
     add_verbosity_options(p, "verbosity: 0 quiet, 1 statistics (default 1)")
@@ -54,7 +56,7 @@ def classify(argv):
     runtime = time.process_time() - start
     labels = [format_label(c) for c in model.classes]
     with atomic_write(args.output_file) as fh:
-        fh.write("".join(labels[j] + "".join(f" {s:.8g}" for s in row) + "\n"
+        fh.write("".join(labels[j] + "".join(f" {s:f}" for s in row) + "\n"
                          for j, row in zip(best.tolist(), scores.tolist())))
     if args.v >= 1:
         print(summary(y, scores, model.classes, runtime), flush=True)

@@ -3,6 +3,7 @@ interface for the top-k multiclass SVM (Lapin et al. 2015), trained by Prox-SDCA
 writes an SVM-multiclass V2.20 linear model."""
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -12,8 +13,9 @@ from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
 from ..io.multiclass_model import MulticlassModel, format_label, write_multiclass_model
 from ..io.svmlight import load_svmlight
-from .common import (CLIError, StructArgumentParser, add_kernel_option, add_verbosity_options,
-                     check_kernel, check_verbosity, positive_float, run)
+from .common import (CLIError, StructArgumentParser, add_kernel_option, add_solver_settings,
+                     add_verbosity_options, check_kernel, check_solver_settings,
+                     check_verbosity, positive_float, run)
 
 # SVM-multiclass counts the 0/1 loss in percent (100 * Delta) and divides C by n.
 LOSS_SCALE = 100.0
@@ -31,8 +33,8 @@ not SVM-struct's -k (constraints cached for -w 0/1), which has no use here:
 -e is the relative duality gap (P - D) / max(|P|, |D|) at which Prox-SDCA stops,
 not SVM-struct's constraint tolerance. -# caps the epochs (passes over the data).
 
-Labels: if every label is a positive integer, the classes are 1..max label and
-each must have an example (SVM-multiclass's convention). Other labels (0, negative
+Labels: if every label is a positive integer, the classes are 1..max label, as in
+SVM-multiclass (a class without examples is kept, with a warning). Other labels (0, negative
 or fractional) are sorted and become classes 1..m in the model file, which keeps
 the original labels in its metadata (svm_topk_classify prints them back).
 Only the linear kernel is supported. Every error exits with a non-zero status.
@@ -41,9 +43,11 @@ Only the linear kernel is supported. Every error exits with a non-zero status.
 
 def build_parser():
     p = StructArgumentParser("svm_topk_learn", f"svmrank {__version__}: train a linear top-k "
-                             "multiclass SVM (svm_multiclass_learn options).", EPILOG)
+                             "multiclass SVM (svm_multiclass_learn options).", EPILOG,
+                             learner=True)
     p.add_argument("example_file", help="training data (SVMlight format, class labels)")
-    p.add_argument("model_file", help="where to write the learned model")
+    p.add_argument("model_file", nargs="?", default="svm_struct_model",
+                   help="where to write the learned model (default svm_struct_model)")
     p.add_argument("-c", type=positive_float("-c"), default=None, metavar="float",
                    help="C: trade-off between training error and margin (required)")
     p.add_argument("-e", type=positive_float("-e"), default=1e-3, metavar="float",
@@ -61,6 +65,7 @@ def build_parser():
     add_verbosity_options(p, "verbosity: 0 quiet, 1 summary, 2 the gap at every check "
                              "(default 1)")
     add_kernel_option(p)
+    add_solver_settings(p, "fbnmq")
     p.add_argument("-w", type=int, default=4, metavar="[0..4]",
                    help="SVM-struct's algorithm choice: accepted (all reach the same optimum); "
                         "svmrank always uses Prox-SDCA")
@@ -79,6 +84,7 @@ def parse_options(argv):
         raise CLIError(f"-k: expected an integer >= 1, got {args.k}")
     check_verbosity(args)
     check_kernel(args)
+    check_solver_settings(args)
     if args.seed < 0:
         raise CLIError(f"--seed: expected an integer >= 0, got {args.seed}")
     for option, value, allowed, what in (("-w", args.w, (0, 1, 2, 3, 4), "SVM-struct's 0..4"),
@@ -94,21 +100,27 @@ def parse_options(argv):
     return args
 
 
+MAX_CLASSES = 100_000  # weights and dual variables grow with the number of classes
+
+
 def class_labels(y, source):
     """Sorted class labels of a training file (see EPILOG for the convention)."""
     present = np.unique(y)
-    if np.all((present >= 1) & (present == np.round(present))):
-        # classes 1..max label: the first gap in the sorted labels is a missing class
-        # (found without allocating max label entries: a label may be huge)
-        gaps = np.flatnonzero(present != np.arange(1, len(present) + 1))
-        if len(gaps):
-            raise ValueError(f"{source}: class {format_label(float(gaps[0] + 1))} has no "
-                             f"example (SVM-multiclass classes are 1..{format_label(present[-1])}; "
-                             f"every class needs at least one)")
-    classes = present
-    if len(classes) < 2:
+    if len(present) < 2:
         raise ValueError(f"{source}: needs examples of at least 2 classes, found "
-                         f"{len(classes)}")
+                         f"{len(present)}")
+    if not np.all((present >= 1) & (present == np.round(present))):
+        return present
+    if present[-1] > MAX_CLASSES:  # (checked before an array of max label entries exists)
+        raise ValueError(f"{source}: label {format_label(present[-1])} makes "
+                         f"{format_label(present[-1])} classes (SVM-multiclass classes are "
+                         f"1..max label); at most {MAX_CLASSES} are supported")
+    classes = np.arange(1.0, present[-1] + 1.0)
+    empty = classes[~np.isin(classes, present)]
+    if len(empty):
+        warnings.warn(f"{source}: {len(empty)} of the classes 1..{format_label(present[-1])} "
+                      f"have no example (the first: {format_label(empty[0])}); they are kept, "
+                      "as svm_multiclass_learn keeps them", UserWarning, stacklevel=2)
     return classes
 
 
@@ -129,7 +141,7 @@ def learn(argv):
     estimator = TopKSVM(k=args.k, loss=args.loss, C=args.c / (LOSS_SCALE * n), epsilon=args.e,
                         max_epoch=args.max_epoch, check_gap_every=args.gap_every,
                         random_state=args.seed, verbose=int(args.v >= 2))
-    estimator.fit(X, y)
+    estimator.fit(X, y, classes=classes)
     elapsed = time.perf_counter() - start
     metadata = {"svmrank": __version__, "model": "topk-svm", "k": str(args.k),
                 "loss": args.loss, "C": f"{args.c:g}", "epsilon": f"{args.e:g}",

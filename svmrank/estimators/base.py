@@ -8,6 +8,14 @@ from .._validation import check_matrix
 from ..exceptions import not_fitted_error
 
 
+class _Requests(dict):
+    """Metadata requests {(method, name): True | False | None | alias}; scikit-learn's
+    ``clone`` copies an estimator's ``_metadata_request`` through this hook."""
+
+    def __sklearn_clone__(self):
+        return _Requests(self)
+
+
 class BaseEstimator:
     """get_params / set_params / repr in the scikit-learn style.
 
@@ -40,6 +48,52 @@ class BaseEstimator:
         changed = [f"{k}={v!r}" for k, v in self.get_params().items()
                    if not (isinstance(defaults.get(k), type(v)) and defaults.get(k) == v)]
         return f"{type(self).__name__}({', '.join(changed)})"
+
+    # scikit-learn's metadata routing (``sklearn.set_config(enable_metadata_routing=True)``):
+    # the keyword arguments of these methods beyond X and y. Those with one entry per
+    # sample (qid, bag ids, known) are requested by default, so a search passes each
+    # fold its own rows of them; the others (edges) only on request, since scikit-learn
+    # passes them to every fold whole. ``set_<method>_request`` changes either.
+    _ROUTED = ("fit", "score", "predict", "decision_function")
+    _PER_SAMPLE = ("qid", "bags", "known")
+
+    def _routed_params(self, method):
+        names = list(inspect.signature(getattr(self, method)).parameters)[1:]
+        return [n for n in names if n != "y"]
+
+    def get_metadata_routing(self):
+        """The metadata each method takes (scikit-learn's ``MetadataRequest``)."""
+        from sklearn.utils.metadata_routing import MetadataRequest
+        request = MetadataRequest(owner=type(self).__name__)
+        chosen = getattr(self, "_metadata_request", {})
+        for method in self._ROUTED:
+            if hasattr(self, method):
+                for name in self._routed_params(method):
+                    default = True if name in self._PER_SAMPLE else None
+                    getattr(request, method).add_request(
+                        param=name, alias=chosen.get((method, name), default))
+        return request
+
+    def _set_request(self, method, requests):
+        valid = self._routed_params(method)
+        for name, alias in requests.items():
+            if name not in valid:
+                raise ValueError(f"set_{method}_request: {type(self).__name__}.{method} takes no "
+                                 f"{name!r}; it takes {', '.join(valid) or 'no metadata'}")
+            if not (alias is None or isinstance(alias, (bool, str))):
+                raise ValueError(f"set_{method}_request: {name} must be True, False, None or "
+                                 f"an alias string, got {alias!r}")
+        self._metadata_request = _Requests({**getattr(self, "_metadata_request", {}),
+                                            **{(method, n): a for n, a in requests.items()}})
+        return self
+
+    def set_fit_request(self, **requests):
+        """Which metadata ``fit`` takes under scikit-learn's metadata routing."""
+        return self._set_request("fit", requests)
+
+    def set_score_request(self, **requests):
+        """Which metadata ``score`` takes under scikit-learn's metadata routing."""
+        return self._set_request("score", requests)
 
     def __sklearn_tags__(self):
         # Only consulted when scikit-learn is installed; imported lazily so that it

@@ -55,7 +55,7 @@ class _HighOrderEstimator(BaseEstimator):
         X = check_matrix(X, "X")
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
-                             f"was fitted with {self.n_features_in_} features")
+                             f"is expecting {self.n_features_in_} features as input")
         return self._features(X, edges, getattr(self, "layout_", None))
 
     def _store(self, features, w):

@@ -146,7 +146,7 @@ class LatentAPSVM(_LatentEstimator):
         Cap on CCCP iterations (ConvergenceWarning when reached).
     n_init : int
         Initialisations; the lowest final objective wins (the paper uses 5 random ones).
-    random_state : None, int or numpy Generator
+    random_state : None, int, numpy Generator or RandomState
         Seeds the random initialisations.
     lai : {"qs", "greedy", "search", "select", "search+select"}
         Loss-augmented inference method (svmrank.inference).

@@ -39,6 +39,13 @@ class _CuttingPlaneEstimator(BaseEstimator, LinearScorerMixin):
         return (self.decision_function(X) > 0).astype(np.int64)
 
 
+def _binary_classes(y):
+    """The two training labels (non-relevant ≤ 0 first, relevant > 0), or None when
+    there are more (graded relevance)."""
+    classes = np.unique(y)
+    return classes if len(classes) == 2 else None
+
+
 class RankSVM(_CuttingPlaneEstimator):
     """Structural SVM trained on a rank loss by the 1-slack cutting-plane algorithm.
 
@@ -99,6 +106,8 @@ class RankSVM(_CuttingPlaneEstimator):
         self.coef_ = result.w
         self.intercept_ = 0.0
         self.n_queries_skipped_ = problem.n_skipped
+        if hasattr(self, "n_easy_"):  # (from an earlier fit with approx)
+            del self.n_easy_
         return self
 
     def _fit_approx(self, X, y, qid):
@@ -114,13 +123,17 @@ class RankSVM(_CuttingPlaneEstimator):
         return self
 
     def score(self, X, y, qid=None):
-        """Mean of the measure the loss targets (AP, NDCG or ROC area; 1 − Δ for a
-        user's QSLoss, whose ties keep the input order) over the queries with a relevant
-        and a non-relevant sample, as in training."""
+        """Mean of the measure the loss targets (AP, NDCG or ROC area, with binary
+        relevance y > 0 as in training; 1 − Δ for a user's QSLoss, whose ties keep the
+        input order) over the queries with a relevant and a non-relevant sample, as in
+        training."""
         if isinstance(self.loss, QSLoss):
             measure = lambda y_q, s_q: 1.0 - self.loss.ranking_loss(y_q > 0, s_q)
         else:
-            measure = _SCORERS[get_loss(self.loss).name]  # (an unknown name: ValueError)
+            scorer = _SCORERS[get_loss(self.loss).name]  # (an unknown name: ValueError)
+            # binary relevance, as the loss has it (svmrank.metrics.ndcg for graded gains)
+            measure = lambda y_q, s_q: scorer((y_q > 0).astype(np.float64), s_q)
+            measure.__name__ = scorer.__name__
         return _mean_over_ranked_queries(measure, y, self.decision_function(X), qid)
 
 
@@ -172,6 +185,9 @@ class BinarySVM(_CuttingPlaneEstimator):
     coef_ : ndarray of shape (n_features,)
     intercept_ : float
     n_iter_, n_constraints_, objective_, duality_gap_ : learner report
+    classes_ : ndarray of shape (2,) or None
+        The two training labels (non-relevant first), which :meth:`predict` returns;
+        None for graded labels (then it returns 0/1 relevance).
     """
 
     def __init__(self, C=1.0, epsilon=1e-3, bias=1.0, max_iter=10000, verbose=0):
@@ -187,11 +203,23 @@ class BinarySVM(_CuttingPlaneEstimator):
         bias = check_positive(self.bias, "bias", allow_zero=True)
         X = check_matrix(X)
         y = check_vector(y, "y", n=X.shape[0])
+        n_rel = int((y > 0).sum())
+        if n_rel in (0, len(y)):
+            raise ValueError(f"y: needs relevant (y > 0) and non-relevant (y <= 0) samples; got "
+                             f"{n_rel} relevant of {len(y)} (labels such as 1 and 2 are all relevant)")
+        self.classes_ = _binary_classes(y)
         result = self._run(BinaryProblem(X, y, bias=bias), X.shape[1])
         d = X.shape[1]
         self.coef_ = result.w[:d]
         self.intercept_ = float(result.w[d] * bias) if bias else 0.0
         return self
+
+    def predict(self, X):
+        """The training label of the score's side: ``classes_[1]`` where the score is
+        positive, ``classes_[0]`` elsewhere (0/1 relevance for graded labels)."""
+        relevant = super().predict(X)
+        classes = getattr(self, "classes_", None)
+        return relevant if classes is None else classes[relevant]
 
     def score(self, X, y, qid=None):
         """Mean AP of the scores over the queries with a relevant and a non-relevant

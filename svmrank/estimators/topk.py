@@ -34,6 +34,18 @@ def _check_labels(y, n, owner):
     return classes, codes.ravel().astype(np.intp)
 
 
+def _check_classes(classes, y_classes):
+    """Sorted unique ``classes`` that include every label of y (``y_classes``)."""
+    classes = np.asarray(classes)
+    if classes.ndim != 1 or len(np.unique(classes)) != len(classes):
+        raise ValueError("classes: expected a 1-d array of distinct labels")
+    classes = np.sort(classes)
+    missing = y_classes[~np.isin(y_classes, classes)]
+    if len(missing):
+        raise ValueError(f"classes: label {missing[0]!r} of y is not among the classes")
+    return classes
+
+
 class TopKSVM(BaseEstimator):
     """Top-k multiclass SVM: one linear scorer per class, trained on the top-k hinge loss.
 
@@ -72,7 +84,7 @@ class TopKSVM(BaseEstimator):
         Cap on passes over the data; reaching it warns with ConvergenceWarning.
     check_gap_every : int
         Compute the duality gap every this many epochs (it costs about one epoch).
-    random_state : None, int or numpy Generator
+    random_state : None, int, numpy Generator or RandomState
         Seeds the order in which each epoch visits the samples.
     kernel : {"linear", "precomputed"}
         "precomputed": X in ``fit`` is the (n, n) Gram matrix of the training samples
@@ -90,6 +102,9 @@ class TopKSVM(BaseEstimator):
     intercept_ : ndarray (n_classes,), zeros
     dual_coef_ : ndarray (n_samples, n_classes)
         Dual variables A with ``coef_ = (X^T A)^T``; row i sums to zero.
+    k_, kernel_ : int, str
+        The k and kernel of the fit (predictions and scores use them, whatever
+        set_params changed since).
     n_iter_ : int
         Epochs run.
     duality_gap_, primal_objective_, dual_objective_ : float
@@ -111,6 +126,11 @@ class TopKSVM(BaseEstimator):
         self.kernel = kernel
         self.verbose = verbose
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"  # (CV slices rows and columns)
+        return tags
+
     def _check_params(self):
         k = _check_int(self.k, "k")
         if self.loss not in LOSSES:
@@ -126,7 +146,7 @@ class TopKSVM(BaseEstimator):
     def _check_X(self, X, fitting):
         """Validate X once (check_matrix); dense input stays dense for the dense kernel."""
         checked = check_matrix(X, "X")
-        if self.kernel == "precomputed":
+        if (self.kernel if fitting else self.kernel_) == "precomputed":
             X = checked.toarray()
             n_train = X.shape[0] if fitting else self.dual_coef_.shape[0]
             if X.shape[1] != n_train or (fitting and X.shape[0] != n_train):
@@ -136,12 +156,16 @@ class TopKSVM(BaseEstimator):
             return X
         return checked if sp.issparse(X) else checked.toarray()
 
-    def fit(self, X, y):
+    def fit(self, X, y, classes=None):
         """Fit on X (dense or CSR; the Gram matrix if kernel="precomputed") and labels y
-        (any sortable hashable values)."""
+        (any sortable hashable values). ``classes``, optional: every class label,
+        including those without a training example (SVM-multiclass's classes
+        1..max label); by default the labels of y."""
         k = self._check_params()
         X = self._check_X(X, fitting=True)
-        classes, codes = _check_labels(y, X.shape[0], type(self).__name__)
+        classes_y, codes = _check_labels(y, X.shape[0], type(self).__name__)
+        classes = classes_y if classes is None else _check_classes(classes, classes_y)
+        codes = np.searchsorted(classes, classes_y)[codes]
         if len(classes) < 2:
             raise ValueError(f"y: needs at least 2 classes, got {len(classes)} class")
         if k >= len(classes):
@@ -153,6 +177,7 @@ class TopKSVM(BaseEstimator):
                            random_state=self.random_state, kernel=self.kernel,
                            verbose=bool(self.verbose))
         self.classes_ = classes
+        self.k_, self.kernel_ = k, self.kernel
         self.dual_coef_ = result.A
         if result.W is not None:
             self.coef_ = np.ascontiguousarray(result.W.T)
@@ -173,7 +198,7 @@ class TopKSVM(BaseEstimator):
             raise not_fitted_error(f"This {type(self).__name__} instance is not fitted yet; "
                                    "call fit first")
         X = self._check_X(X, fitting=False)
-        if self.kernel == "precomputed":
+        if self.kernel_ == "precomputed":
             return X @ self.dual_coef_
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
@@ -190,7 +215,7 @@ class TopKSVM(BaseEstimator):
 
         ``k`` defaults to the training k; ties go to the class earlier in ``classes_``.
         """
-        k = self.k if k is None else k
+        k = self.k_ if k is None else k
         k = _check_int(k, "k")
         scores = self.decision_function(X)
         if k > scores.shape[1]:
@@ -207,5 +232,5 @@ class TopKSVM(BaseEstimator):
         known = np.isin(y, self.classes_)
         if not known.any():
             return 0.0
-        acc = top_k_accuracies(y[known], scores[known], [int(self.k)], self.classes_)[0]
+        acc = top_k_accuracies(y[known], scores[known], [self.k_], self.classes_)[0]
         return float(acc * known.sum() / len(y))

@@ -249,6 +249,23 @@ def _parse_metadata(comment):
     return metadata
 
 
+def model_lines(path):
+    """(file name, its lines as bytes) of a model file: a UTF-8 byte order mark skipped,
+    CR-only line ends refused."""
+    source = os.fspath(path)
+    with open(path, "rb") as fh:
+        buf = fh.read()
+    if buf.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark
+        buf = buf[3:]
+    if cr_only(buf):
+        raise InputFormatError(f"{source}:1: expected LF or CRLF line ends, got CR-only ones "
+                               "(old Mac text): convert them to LF")
+    lines = buf.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return source, lines
+
+
 def read_model(path):
     """Read a linear SVM-light model file (ours, svm_learn's, svm_perf_learn's or
     svm_rank_learn's) as a :class:`LinearModel`.
@@ -264,17 +281,7 @@ def read_model(path):
         Naming the file and line: not a model file, an unsupported version or model
         kind, a non-linear kernel, a truncated file, non-finite numbers.
     """
-    source = os.fspath(path)
-    with open(path, "rb") as fh:
-        buf = fh.read()
-    if buf.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark
-        buf = buf[3:]
-    if cr_only(buf):
-        raise InputFormatError(f"{source}:1: expected LF or CRLF line ends, got CR-only ones "
-                               "(old Mac text): convert them to LF")
-    lines = buf.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
+    source, lines = model_lines(path)
     first = lines[0].decode("utf-8", errors="replace").rstrip() if lines else "<end of file>"
     _check_version(source, first)
     (kernel, _, _, _, _, _, n_features, n_train, sv_plus_1, b) = _parse_header(source, lines)

@@ -26,14 +26,13 @@ metadata (``key=value`` tokens, among them ``classes=`` with the original label 
 each class) is written there; their tools ignore it.
 """
 import dataclasses
-import os
 import re
 
 import numpy as np
 
 from .atomic import atomic_write
 from .model_file import (_DECIMAL, _check_sv_lines, _fail, _parse_header, _parse_metadata,
-                         check_weight_count)
+                         check_weight_count, model_lines)
 from .svmlight import parse_svmlight_bytes
 
 __all__ = ["MulticlassModel", "read_multiclass_model", "write_multiclass_model"]
@@ -162,12 +161,7 @@ def read_multiclass_model(path):
         Naming the file and line: not a model file, another model kind or version, a
         non-linear kernel, a truncated file, malformed numbers or metadata.
     """
-    source = os.fspath(path)
-    with open(path, "rb") as fh:
-        buf = fh.read()
-    lines = buf.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
+    source, lines = model_lines(path)
     first = lines[0].decode("utf-8", errors="replace").rstrip() if lines else "<end of file>"
     _check_version(source, first)
     (m, d, _, kernel, _, _, _, _, _, _, n_train, sv_plus_1, _) = _parse_header(source, lines, _HEADER)
