@@ -33,7 +33,10 @@ whose objective values agree to within a rounding tolerance count as tied and go
 larger rank (see cython_src/_lai_fast.pyx), so the methods agree on the loss and ranks
 even when the objective has exact ties. The tolerance is one per query; it grows with
 the largest |score| among the contested samples only (an outlier scored beyond the
-other class's range by more than the loss can weigh does not widen it).
+other class's range by more than the loss can weigh does not widen it). Since only score
+differences matter, a query whose scores share a large offset (1e14 plus small
+differences, a range smaller than the offset) is first shifted by the midpoint of its
+range, so that the tolerance follows the spread of the scores, not their offset.
 """
 from dataclasses import dataclass
 
@@ -142,11 +145,39 @@ def loss_augmented_inference(scores, labels, loss="ap", method="qs"):
     return InferenceResult(float(objectives[0]), float(losses[0]), coef, ranks)
 
 
+def _centred(scores, order, offsets):
+    """The scores less, per query, the midpoint of their range when the range is
+    smaller than the midpoint's distance from 0 (the inference depends on differences
+    only; the kernel's tie tolerance grows with |score|, and would otherwise count whole
+    loss steps as ties under a large common offset). A query with an outlier keeps its
+    scores: the kernel's tolerance already follows the contested samples only. The
+    shift keeps order and ties (rounding is monotone); it is exact for scores within a
+    factor 2 of the midpoint."""
+    if len(offsets) == 2 and len(order) == len(scores):  # one query: every row
+        lo, hi = scores.min(initial=np.inf), scores.max(initial=-np.inf)
+        mid = 0.5 * lo + 0.5 * hi
+        return scores - mid if 0.5 * abs(mid) > 0.5 * hi - 0.5 * lo else scores
+    sizes = np.diff(offsets)
+    if not len(order) or not sizes.any():
+        return scores
+    ordered = scores[order]
+    starts = offsets[:-1][sizes > 0]
+    lo, hi = np.minimum.reduceat(ordered, starts), np.maximum.reduceat(ordered, starts)
+    mid = 0.5 * lo + 0.5 * hi
+    shift = np.where(0.5 * np.abs(mid) > 0.5 * hi - 0.5 * lo, mid, 0.0)
+    if not shift.any():
+        return scores
+    out = scores.copy()
+    out[order] = ordered - np.repeat(shift, sizes[sizes > 0])
+    return out
+
+
 def _run(scores, relevant, segments, loss, method_code):
     n = scores.shape[0]
     order, offsets = segments if segments is not None else query_segments(None, n)
     order = order.astype(np.intp, copy=False)
     offsets = offsets.astype(np.intp, copy=False)
+    scores = _centred(scores, order, offsets)
     n_queries = len(offsets) - 1
     coef = np.empty(n)
     ranks = np.empty(n, dtype=np.intp)

@@ -50,8 +50,10 @@ def ndcg(y_true, scores, k=None):
     y_true = check_vector(y_true, "y_true", n=scores.shape[0])
     labels = np.clip(y_true, 0, None)
     top = labels.max(initial=0.0)
-    # 2^l - 1 in units of 2^top (the ratio is unchanged, and no label overflows)
-    gains = np.where(y_true > 0, np.exp2(labels - top) - np.exp2(-top), 0.0)
+    # 2^l - 1 in units of 2^top (the ratio is unchanged, and no label overflows), as
+    # 2^(l - top) (1 - 2^-l), which does not cancel for small labels
+    with np.errstate(over="ignore"):  # (-expm1 of a huge negative is 1)
+        gains = np.where(y_true > 0, np.exp2(labels - top) * -np.expm1(-labels * np.log(2.0)), 0.0)
     n = len(scores) if k is None else min(int(k), len(scores))
     discount = 1.0 / np.log2(np.arange(2, n + 2))
     ideal = np.sort(gains)[::-1][:n] @ discount

@@ -93,7 +93,7 @@ def project_knapsack(a, lo, hi, r):
 
     Scalar bounds use Kiwiel's variable fixing (no sort, expected linear time; a
     sort-based fallback bounds the worst case by O(m log m)); per-coordinate bounds
-    use a sort of the 2m breakpoints (O(m log m)).
+    sort the 2m breakpoints and bisect them (O(m log m)).
 
     Parameters
     ----------
@@ -146,23 +146,36 @@ def _finite(value, name):
 
 
 def _knapsack_vector_bounds(a, lo, hi, r):
-    # F(t) = sum_i clip(a_i - t, lo_i, hi_i) is non-increasing and piecewise linear:
-    # coordinate i is free (slope -1) for a_i - hi_i < t < a_i - lo_i. Sort the 2m
-    # breakpoints, integrate the slope to get F at each, interpolate F(t) = r.
-    bp = np.concatenate([a - hi, a - lo])
-    step = np.concatenate([np.ones_like(a), -np.ones_like(a)])
-    order = np.argsort(bp, kind="stable")
-    bp, step = bp[order], step[order]
-    active = np.cumsum(step)[:-1]
-    F = np.concatenate([[hi.sum()], hi.sum() - np.cumsum(active * np.diff(bp))])
-    j = int(np.searchsorted(-F, -r, side="left"))  # first breakpoint with F <= r
-    if j == 0:
+    # F(t) = sum_i clip(a_i - t, lo_i, hi_i) is non-increasing and piecewise linear
+    # with breakpoints a_i - hi_i and a_i - lo_i. Bisect the sorted breakpoints for the
+    # segment where F crosses r, evaluating F directly (a running sum of slopes would
+    # cancel catastrophically when one bound is far larger than the others), then
+    # interpolate on that segment, where F is linear.
+    F = lambda t: float(np.clip(a - t, lo, hi).sum())
+    bp = np.unique(np.concatenate([a - hi, a - lo]))
+    if F(bp[0]) <= r:
         t = bp[0]
-    elif j == bp.size:
+    elif F(bp[-1]) >= r:
         t = bp[-1]
     else:
-        t0, t1, f0, f1 = bp[j - 1], bp[j], F[j - 1], F[j]
-        t = t1 if f0 == f1 else t0 + (f0 - r) * (t1 - t0) / (f0 - f1)
+        i, j = 0, bp.size - 1  # F(bp[i]) > r > F(bp[j])
+        while j - i > 1:
+            mid = (i + j) // 2
+            f = F(bp[mid])
+            if f == r:
+                i = j = mid
+            elif f > r:
+                i = mid
+            else:
+                j = mid
+        t0, t1 = bp[i], bp[j]
+        f0, f1 = F(t0), F(t1)
+        if f0 == f1:
+            t = t0
+        else:  # slope -(free coordinates); step from the end nearer the root
+            mid = 0.5 * t0 + 0.5 * t1
+            n_free = max(1, int(np.count_nonzero((a - hi < mid) & (mid < a - lo))))
+            t = t0 + (f0 - r) / n_free if f0 - r <= r - f1 else t1 - (r - f1) / n_free
     return np.clip(a - t, lo, hi)
 
 

@@ -190,6 +190,11 @@ def test_metrics_match_sklearn():
         assert ndcg(graded, s, k=5) == pytest.approx(ndcg_score([2.0**graded - 1], [s], k=5))
     assert ndcg([1.0, 0.0, 0.0], [0.0, 0.0, 0.0]) == pytest.approx(ndcg_score([[1, 0, 0]], [[0, 0, 0]]))
     assert ndcg([2000.0, 1.0, 0.0], [0.0, 1.0, 2.0]) == pytest.approx(1 / np.log2(4))  # no overflow
+    # small graded labels: their gains 2^l - 1 used to cancel (NaN, or digits lost)
+    assert ndcg([1e-17, 0.0, 0.0], [0.0, 1.0, 2.0]) == pytest.approx(0.5)
+    tiny = np.array([1e-12, 3e-12, 0.0])
+    assert ndcg(tiny, [0.0, 1.0, 2.0]) == pytest.approx(
+        ndcg_score([np.expm1(tiny * np.log(2))], [[0.0, 1.0, 2.0]]), rel=1e-12)
     for k in (0, -1, 2.7, True):
         with pytest.raises(ValueError, match="k must be a positive integer"):
             ndcg([1.0, 0.0, 1.0], [3.0, 2.0, 1.0], k=k)

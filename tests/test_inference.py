@@ -84,6 +84,29 @@ def test_a_huge_score_elsewhere_does_not_hide_violations(problem, loss, outlier,
         np.testing.assert_array_equal(res.ranks, expected, err_msg=method)
 
 
+@pytest.mark.parametrize("loss", ["ap", "roc"])
+@settings(max_examples=100, deadline=None)
+@given(problem=small_problem(QUARTERS, 10), offset=st.sampled_from([2.0**30, 2.0**46, 2.0**50, -2.0**50]))
+def test_a_common_offset_changes_nothing(problem, loss, offset):
+    """Inference depends on score differences only. The tie tolerance grew with |score|,
+    so under a large common offset whole loss steps counted as ties: [c, c] with labels
+    [1, 0] gave loss 0 from c = 1e14 on. (The offsets keep quarters exact.)"""
+    scores, labels = map(np.asarray, problem)
+    expected = exact_opt_ranks(scores, labels, loss)
+    for method in methods_for(loss):
+        res = loss_augmented_inference(scores + offset, labels, loss=loss, method=method)
+        np.testing.assert_array_equal(res.ranks, expected, err_msg=method)
+
+
+def test_ties_at_a_large_offset_are_violations():
+    for c in (1e14, 1e300, -1e200):
+        res = loss_augmented_inference([c, c], [1, 0])
+        assert res.loss == 0.5 and res.ranks.tolist() == [0, 1]
+    res = loss_augmented_inference([1e14 - 0.25, 1e14 + 0.25], [1, 0])
+    # Δ = 0.5 plus F = s_neg - s_pos = 0.5 (the structured hinge adds another 0.5)
+    assert res.ranks.tolist() == [0, 1] and res.objective == pytest.approx(1.0)
+
+
 def test_huge_scores_near_the_float_limit():
     """The tie tolerance, proportional to the largest |score|, must not overflow to inf
     (every rank would then tie with the best and go to the bottom)."""

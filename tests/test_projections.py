@@ -311,6 +311,26 @@ def test_knapsack_array_bounds():
           project_knapsack(a, np.zeros(40), np.full(40, 0.1), 1.0), a)
 
 
+def test_knapsack_array_bounds_with_one_huge_bound():
+    """A large finite bound (the way to say "unbounded") used to swamp the others in a
+    running sum of slopes: the sum constraint failed by eps * bound."""
+    rng = np.random.default_rng(3)
+    for big in (1e8, 1e14, 1e17, 1e300):
+        a = np.array([3.0, -1.0, 0.5])
+        x = project_knapsack(a, [-big, 0, 0], [big, 2, 3], 2.0)
+        np.testing.assert_allclose(x, [2.0, 0.0, 0.0], atol=1e-12)
+        for _ in range(20):
+            m = int(rng.integers(2, 12))
+            a = rng.normal(size=m)
+            lo, hi = np.zeros(m), rng.uniform(0, 1, size=m)
+            k = int(rng.integers(m))
+            lo[k], hi[k] = -big, big
+            r = rng.uniform(-1, 1)
+            x = project_knapsack(a, lo, hi, r)
+            assert abs(x.sum() - r) <= 1e-12 * max(1.0, np.abs(x).max())
+            assert np.all(x >= lo) and np.all(x <= hi)
+
+
 def test_knapsack_extreme_budgets():
     a = np.array([3.0, -1.0, 0.5])
     np.testing.assert_allclose(project_knapsack(a, 0.0, 1.0, 3.0), np.ones(3))
