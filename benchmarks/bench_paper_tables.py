@@ -18,8 +18,11 @@ sweeps    Per-call LAI time on synthetic scores as in 2018 Fig. 2-3: N with P:N 
 accuracy  Test AP / NDCG@10 / MAP of models trained with 0-1, AP, NDCG and
           AP-SVM-APPX (k = 25, 50, 75) on w8a (w8a.test) and MQ2008 Fold1 (test.txt).
 
-LAI time is wall-clock time inside the inference call only (scores are computed
-outside it); for the 0-1 loss it is the binary SVM's most-violated labelling.
+LAI time is wall-clock time inside the problem's inference step
+(``violation_at_scores``: the most violated output and its coefficient vector; the
+scores X w are computed outside it), the same step for every loss; for the 0-1 loss it
+is the binary SVM's most-violated labelling. Every loss trains on the same rows: on
+MQ2008 the queries with a relevant and a non-relevant document (the others have no AP).
 """
 import argparse
 import sys
@@ -33,7 +36,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import best_time, cv_score, machine_line, print_table, shared_file_or_exit  # noqa: E402
-import svmrank.problems.ranking as ranking_module  # noqa: E402
 from svmrank import APSVM, BinarySVM, RankSVM  # noqa: E402
 from svmrank._validation import query_segments  # noqa: E402
 from svmrank.inference import lai_queries  # noqa: E402
@@ -73,13 +75,22 @@ class LaiClock:
         return timed
 
 
-class TimedBinaryProblem(BinaryProblem):
-    """BinaryProblem whose inference step ``violation_at_scores`` (not the mat-vecs)
-    is timed."""
+def timed(problem, clock):
+    """``problem`` with its inference step ``violation_at_scores`` (the most violated
+    output and its coefficients; not the mat-vecs) timed into ``clock``: the same
+    step for every loss."""
+    problem.violation_at_scores = clock.wrap(problem.violation_at_scores)
+    return problem
 
-    def __init__(self, X, y, clock):
-        super().__init__(X, y)
-        self.violation_at_scores = clock.wrap(self.violation_at_scores)
+
+def ranked_queries(y, q):
+    """Rows of the queries with a relevant and a non-relevant document (those the rank
+    losses train on; the 0-1 loss gets the same rows, so every loss sees one problem)."""
+    if q is None:
+        return np.arange(len(y))
+    order, offsets = query_segments(q, len(y))
+    rows = [order[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
+    return np.sort(np.concatenate([r for r in rows if 0 < (y[r] > 0).sum() < len(r)]))
 
 
 def load(name):
@@ -95,17 +106,12 @@ def load(name):
 
 def train_timed(X, y, qid, C_value, loss, method):
     clock = LaiClock()
-    original = ranking_module.lai_queries
     t0 = time.perf_counter()
     if loss is None:
-        problem = TimedBinaryProblem(X, y, clock)
+        problem = timed(BinaryProblem(X, y), clock)
     else:
-        ranking_module.lai_queries = clock.wrap(original)
-        problem = RankingProblem(X, y, qid=qid, loss=loss, lai=method)
-    try:
-        result = cutting_plane(problem, C_value, EPSILON)
-    finally:
-        ranking_module.lai_queries = original
+        problem = timed(RankingProblem(X, y, qid=qid, loss=loss, lai=method), clock)
+    result = cutting_plane(problem, C_value, EPSILON)
     return result.n_iter, clock, time.perf_counter() - t0
 
 
@@ -124,22 +130,24 @@ def cv_chosen_C(X, y):
 def section_training(datasets, cv_C=False):
     for name in datasets:
         X, y, q, *_ = load(name)
+        kept = ranked_queries(y, q)
+        n_all = X.shape[0]
+        X, y, q = X[kept], y[kept], (None if q is None else q[kept])
         if cv_C and q is not None:
             print(f"\n{name}: --cv-C is for single-query data; skipped")
             continue
         C_of = cv_chosen_C(X, y) if cv_C else dict.fromkeys(CV_MODELS, C[name])
         rows = []
         for label, loss, method in CONFIGS:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)  # MQ2008's skipped queries
-                n_iter, clock, total = train_timed(X, y, q, C_of[label], loss, method)
+            n_iter, clock, total = train_timed(X, y, q, C_of[label], loss, method)
             rows.append([label, method or "-", f"{C_of[label]:g}", n_iter, clock.calls, clock.total,
                          1e3 * clock.total / clock.calls, total])
             print(f"done {name} {label} {method}", file=sys.stderr, flush=True)
         base_lai, base_total = rows[0][5], rows[0][7]
         for row in rows:
             row += [row[5] / base_lai, row[7] / base_total]
-        print(f"\n{name}: {X.shape[0]} samples, {X.shape[1]} features, "
+        used = "" if X.shape[0] == n_all else f" (of {n_all}: the queries with a relevant and a non-relevant document)"
+        print(f"\n{name}: {X.shape[0]} samples{used}, {X.shape[1]} features, "
               f"{'one query' if q is None else f'{len(np.unique(q))} queries'}; "
               f"{'C chosen per loss by 3-fold CV' if cv_C else f'C = {C[name]:g}'}, "
               f"epsilon = {EPSILON:g}\n")

@@ -1010,3 +1010,29 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
             free(mem)
     if c.error:
         raise errors[0]
+
+
+def query_shifts(const double[::1] scores, const Py_ssize_t[::1] order,
+                 const Py_ssize_t[::1] offsets, double[::1] shift):
+    """Per query q (rows order[offsets[q]:offsets[q+1]]), shift[q] = the midpoint of the
+    range of its scores when the range is smaller than the midpoint's distance from 0,
+    else 0 (see svmrank.inference._centred). Returns whether any query is shifted."""
+    cdef Py_ssize_t q, k
+    cdef double lo, hi, mid, s
+    cdef bint shifted = False
+    with nogil:
+        for q in range(offsets.shape[0] - 1):
+            shift[q] = 0.0
+            if offsets[q + 1] == offsets[q]:
+                continue
+            lo = INFINITY
+            hi = -INFINITY
+            for k in range(offsets[q], offsets[q + 1]):
+                s = scores[order[k]]
+                lo = s if s < lo else lo
+                hi = s if s > hi else hi
+            mid = 0.5 * lo + 0.5 * hi
+            if 0.5 * fabs(mid) > 0.5 * hi - 0.5 * lo:
+                shift[q] = mid
+                shifted = True
+    return shifted

@@ -153,22 +153,18 @@ def _centred(scores, order, offsets):
     scores: the kernel's tolerance already follows the contested samples only. The
     shift keeps order and ties (rounding is monotone); it is exact for scores within a
     factor 2 of the midpoint."""
-    if len(offsets) == 2 and len(order) == len(scores):  # one query: every row
-        lo, hi = scores.min(initial=np.inf), scores.max(initial=-np.inf)
+    if not len(scores):
+        return scores
+    if len(offsets) == 2 and len(order) == len(scores):  # one query, every row: SIMD min/max
+        lo, hi = scores.min(), scores.max()
         mid = 0.5 * lo + 0.5 * hi
         return scores - mid if 0.5 * abs(mid) > 0.5 * hi - 0.5 * lo else scores
-    sizes = np.diff(offsets)
-    if not len(order) or not sizes.any():
-        return scores
-    ordered = scores[order]
-    starts = offsets[:-1][sizes > 0]
-    lo, hi = np.minimum.reduceat(ordered, starts), np.maximum.reduceat(ordered, starts)
-    mid = 0.5 * lo + 0.5 * hi
-    shift = np.where(0.5 * np.abs(mid) > 0.5 * hi - 0.5 * lo, mid, 0.0)
-    if not shift.any():
+    shift = np.empty(len(offsets) - 1)
+    if not _lai_fast.query_shifts(scores, order, offsets, shift):
         return scores
     out = scores.copy()
-    out[order] = ordered - np.repeat(shift, sizes[sizes > 0])
+    rows = order[offsets[0]:offsets[-1]]
+    out[rows] -= np.repeat(shift, np.diff(offsets))
     return out
 
 

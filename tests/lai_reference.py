@@ -111,3 +111,17 @@ def exact_opt_ranks(scores, labels, loss):
                 best_f, best = f, i + 1
         ranks[k] = best
     return ranks
+
+
+def query_shifts(scores, order, offsets):
+    """Reference of the kernel's query_shifts: per query, the midpoint of the range of
+    its scores when the range is smaller than the midpoint's distance from 0, else 0."""
+    shift = np.zeros(len(offsets) - 1)
+    for q in range(len(offsets) - 1):
+        s = scores[order[offsets[q]:offsets[q + 1]]]
+        if s.size:
+            lo, hi = s.min(), s.max()
+            mid = 0.5 * lo + 0.5 * hi
+            if 0.5 * abs(mid) > 0.5 * hi - 0.5 * lo:
+                shift[q] = mid
+    return shift

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from svmrank.inference import METHODS, lai_queries, loss_augmented_inference, true_coef
 from svmrank._validation import query_segments
 from lai_reference import (brute_force_interleavings, brute_force_permutations,
-                           exact_opt_ranks)
+                           exact_opt_ranks, query_shifts)
 
 LOSSES = ["ap", "ndcg", "roc"]
 ALL_METHODS = list(METHODS)
@@ -102,9 +102,38 @@ def test_ties_at_a_large_offset_are_violations():
     for c in (1e14, 1e300, -1e200):
         res = loss_augmented_inference([c, c], [1, 0])
         assert res.loss == 0.5 and res.ranks.tolist() == [0, 1]
+    # several queries (the kernel's per-query shifts), rows interleaved
+    order, offsets = query_segments(np.array([2, 1, 2, 1, 3, 3]), 6)
+    coef, losses, _ = lai_queries(np.array([1e14, 5.0, 1e14, 5.0, 0.0, -1e200]),
+                                  np.array([True, True, False, False, True, False]),
+                                  order.astype(np.intp), offsets.astype(np.intp))
+    np.testing.assert_array_equal(losses, [0.5, 0.5, 0.0])
     res = loss_augmented_inference([1e14 - 0.25, 1e14 + 0.25], [1, 0])
     # Δ = 0.5 plus F = s_neg - s_pos = 0.5 (the structured hinge adds another 0.5)
     assert res.ranks.tolist() == [0, 1] and res.objective == pytest.approx(1.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_query_shifts_kernel_matches_reference(data):
+    """The per-query offsets of the kernel against the reference, on queries of tied,
+    offset, huge, tiny, empty and mixed-sign scores in shuffled row order."""
+    from svmrank import _lai_fast
+    sizes = data.draw(st.lists(st.integers(0, 6), min_size=1, max_size=6))
+    value = st.one_of(st.sampled_from([0.0, -0.0, 1.0, 1e14, -1e14, 1e300, -1e300, 5e-324]),
+                      st.floats(-1e6, 1e6))
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    n = int(offsets[-1])
+    base = np.array(data.draw(st.lists(value, min_size=len(sizes), max_size=len(sizes))))
+    scores = np.repeat(base, sizes) + np.array(data.draw(
+        st.lists(st.floats(-2.0, 2.0), min_size=n, max_size=n)))
+    order = np.array(data.draw(st.permutations(range(n))), dtype=np.intp)
+    shift = np.empty(len(sizes))
+    shifted = _lai_fast.query_shifts(scores, order, offsets, shift)
+    np.testing.assert_array_equal(shift, query_shifts(scores, order, offsets))
+    assert shifted == bool(shift.any())
+    lai = lai_queries(scores, np.zeros(n, dtype=bool), order, offsets)  # (no positives: NaN)
+    assert np.isnan(lai[1]).all()
 
 
 def test_huge_scores_near_the_float_limit():
