@@ -7,15 +7,20 @@ AP on w8a.test. Prints a Markdown table with the fit-time ratio APSVM / LinearSV
     python benchmarks/bench_apsvm_w8a.py [--repeat 5]
 """
 import argparse
+import os
 import time
 import warnings
 
-import numpy as np
+# one core for both, as liblinear has: svmrank's products would otherwise use every
+# core (set OMP_NUM_THREADS=2 to see that)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+import numpy as np  # noqa: E402
 
-from _common import cv_score, machine_line, print_table, shared_file_or_exit
-from svmrank import APSVM
-from svmrank.io import load_svmlight
-from svmrank.metrics import average_precision
+from _common import cv_score, machine_line, print_table, shared_file_or_exit  # noqa: E402
+from svmrank import APSVM  # noqa: E402
+from svmrank.io import load_svmlight  # noqa: E402
+from svmrank.metrics import average_precision  # noqa: E402
 
 try:
     from sklearn.svm import LinearSVC
@@ -64,7 +69,7 @@ def main():
     print()
     print(f"w8a: train {X.shape[0]} x {X.shape[1]} ({int((y > 0).sum())} positive), "
           f"test {Xt.shape[0]}; APSVM epsilon={EPSILON}; best of {args.repeat} fits")
-    print(f"machine: {machine_line()}")
+    print(f"machine: {machine_line()}; threads: OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}")
     print()
     print_table(["model", "C (3-fold CV)", "CV AP", "test AP", "fit time (s)",
                  "fit time / LinearSVC", "notes"], rows)

@@ -33,17 +33,16 @@ QUICK = "--quick" in sys.argv
 MS = [1000, 10000] if QUICK else [1000, 10000, 100000]
 KS = [1, 5, 10, 100, 1000]
 R, RHO = 1.0, 1.0
-ROUNDS = 5  # sort and projections are timed alternately, best of ROUNDS each
+ROUNDS = 5  # sort and projections are timed alternately, ROUNDS times
 
 
 def ratios(a, fns):
-    """Best time of np.sort(a) and of each fn, measured interleaved (the machine is
-    shared: alternating keeps the load seen by the baseline and the kernels alike)."""
-    best = [np.inf] * (len(fns) + 1)
-    for _ in range(ROUNDS):
-        for i, fn in enumerate([lambda: np.sort(a)] + list(fns)):
-            best[i] = min(best[i], best_time(fn, repeat=1, min_time=0.02))
-    return best[0], [b / best[0] for b in best[1:]]
+    """Best time of np.sort(a), and each fn's time over the sort's time in the same
+    round, median over the rounds (the machine is shared: a ratio of times taken side
+    by side sees the same load in both; best times taken in different rounds need not)."""
+    times = np.array([[best_time(fn, repeat=1, min_time=0.02)
+                       for fn in [lambda: np.sort(a)] + list(fns)] for _ in range(ROUNDS)])
+    return times[:, 0].min(), list(np.median(times[:, 1:] / times[:, :1], axis=0))
 
 
 def inputs(m, rng):
