@@ -994,6 +994,10 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
         with nogil:
             for q in range(n_queries):
                 size = offsets[q + 1] - offsets[q]
+                if size == 0:  # (order[offsets[q]] may lie past the end)
+                    losses[q] = NAN
+                    objectives[q] = NAN
+                    continue
                 losses[q] = infer_one(&c, &scores[0], &relevant[0], &order[offsets[q]], size,
                                       method, user_dmax, &coef[0], &ranks[0], &objectives[q],
                                       pos, neg, opt, count, dtab, scratch, bid, &bk)

@@ -180,6 +180,10 @@ def _run(scores, relevant, segments, loss, method_code):
     losses = np.empty(n_queries)
     objectives = np.empty(n_queries)
     rel8 = relevant.view(np.uint8)
+    if n == 0:  # (every query empty: no positive, no negative; nothing for the kernel)
+        losses.fill(np.nan)
+        objectives.fill(np.nan)
+        return coef, ranks, losses, objectives
     if loss.code is not None:
         _lai_fast.lai_queries(scores, rel8, order, offsets, loss.code, method_code,
                               coef, ranks, losses, objectives)
