@@ -21,8 +21,10 @@ accuracy  Test AP / NDCG@10 / MAP of models trained with 0-1, AP, NDCG and
 LAI time is wall-clock time inside the problem's inference step
 (``violation_at_scores``: the most violated output and its coefficient vector; the
 scores X w are computed outside it), the same step for every loss; for the 0-1 loss it
-is the binary SVM's most-violated labelling. Every loss trains on the same rows: on
-MQ2008 the queries with a relevant and a non-relevant document (the others have no AP).
+is the binary SVM's most-violated labelling. In this section every loss trains on the
+same rows: on MQ2008 the queries with a relevant and a non-relevant document (the
+others have no AP). The accuracy section trains the 0-1 loss on every row, as a binary
+SVM would be trained.
 """
 import argparse
 import sys

@@ -1016,27 +1016,37 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
         raise errors[0]
 
 
-def query_shifts(const double[::1] scores, const Py_ssize_t[::1] order,
-                 const Py_ssize_t[::1] offsets, double[::1] shift):
-    """Per query q (rows order[offsets[q]:offsets[q+1]]), shift[q] = the midpoint of the
-    range of its scores when the range is smaller than the midpoint's distance from 0,
-    else 0 (see svmrank.inference._centred). Returns whether any query is shifted."""
+def query_shifts(const double[::1] scores, const unsigned char[::1] relevant,
+                 const Py_ssize_t[::1] order, const Py_ssize_t[::1] offsets,
+                 double[::1] shift):
+    """Per query q (rows order[offsets[q]:offsets[q+1]]): where the two classes meet,
+    between a = max(lowest positive, lowest negative) and b = min(highest positive,
+    highest negative), the contested samples lie; shift[q] = (a + b) / 2 when that
+    midpoint is farther from 0 than |a - b| / 2, else 0 (also for a query without
+    positives or negatives). See svmrank.inference._centred. Returns whether any query
+    is shifted."""
     cdef Py_ssize_t q, k
-    cdef double lo, hi, mid, s
+    cdef double lo_p, hi_p, lo_n, hi_n, a, b, mid, s
     cdef bint shifted = False
     with nogil:
         for q in range(offsets.shape[0] - 1):
             shift[q] = 0.0
-            if offsets[q + 1] == offsets[q]:
-                continue
-            lo = INFINITY
-            hi = -INFINITY
+            lo_p = lo_n = INFINITY
+            hi_p = hi_n = -INFINITY
             for k in range(offsets[q], offsets[q + 1]):
                 s = scores[order[k]]
-                lo = s if s < lo else lo
-                hi = s if s > hi else hi
-            mid = 0.5 * lo + 0.5 * hi
-            if 0.5 * fabs(mid) > 0.5 * hi - 0.5 * lo:
+                if relevant[order[k]]:
+                    lo_p = s if s < lo_p else lo_p
+                    hi_p = s if s > hi_p else hi_p
+                else:
+                    lo_n = s if s < lo_n else lo_n
+                    hi_n = s if s > hi_n else hi_n
+            if lo_p == INFINITY or lo_n == INFINITY:
+                continue
+            a = lo_p if lo_p > lo_n else lo_n
+            b = hi_p if hi_p < hi_n else hi_n
+            mid = 0.5 * a + 0.5 * b
+            if 0.5 * fabs(mid) > fabs(0.5 * a - 0.5 * b):
                 shift[q] = mid
                 shifted = True
     return shifted

@@ -135,7 +135,8 @@ def check_bags(bags, n_rows, name="bags", lines=None):
         return Bags(np.arange(n_rows + 1, dtype=np.intp), np.arange(n_rows))
     if _is_list_of_rows(bags):
         return _bags_from_row_lists(bags, n_rows, name)
-    if isinstance(bags, np.ndarray) and bags.ndim == 2 and bags.dtype.kind in "iu":
+    if (isinstance(bags, np.ndarray) and bags.ndim == 2 and bags.shape[1] > 1
+            and bags.dtype.kind in "iu"):  # (one column: bag ids or singletons, refused below)
         return _bags_from_row_lists(list(bags), n_rows, name)  # bags of equal size
     try:
         ids = np.asarray(bags)

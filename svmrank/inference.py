@@ -34,9 +34,9 @@ larger rank (see cython_src/_lai_fast.pyx), so the methods agree on the loss and
 even when the objective has exact ties. The tolerance is one per query; it grows with
 the largest |score| among the contested samples only (an outlier scored beyond the
 other class's range by more than the loss can weigh does not widen it). Since only score
-differences matter, a query whose scores share a large offset (1e14 plus small
-differences, a range smaller than the offset) is first shifted by the midpoint of its
-range, so that the tolerance follows the spread of the scores, not their offset.
+differences matter, a query whose classes meet far from 0 (1e14 plus small differences)
+is first shifted by the midpoint of the region where they meet, so that the tolerance
+follows the spread of the contested scores, not their offset.
 """
 from dataclasses import dataclass
 
@@ -145,22 +145,18 @@ def loss_augmented_inference(scores, labels, loss="ap", method="qs"):
     return InferenceResult(float(objectives[0]), float(losses[0]), coef, ranks)
 
 
-def _centred(scores, order, offsets):
-    """The scores less, per query, the midpoint of their range when the range is
-    smaller than the midpoint's distance from 0 (the inference depends on differences
-    only; the kernel's tie tolerance grows with |score|, and would otherwise count whole
-    loss steps as ties under a large common offset). A query with an outlier keeps its
-    scores: the kernel's tolerance already follows the contested samples only. The
-    shift keeps order and ties (rounding is monotone); it is exact for scores within a
-    factor 2 of the midpoint."""
-    if not len(scores):
-        return scores
-    if len(offsets) == 2 and len(order) == len(scores):  # one query, every row: SIMD min/max
-        lo, hi = scores.min(), scores.max()
-        mid = 0.5 * lo + 0.5 * hi
-        return scores - mid if 0.5 * abs(mid) > 0.5 * hi - 0.5 * lo else scores
+def _centred(scores, relevant, order, offsets):
+    """The scores less, per query, the midpoint of the region where its two classes
+    meet, when that midpoint is farther from 0 than the region is wide (kernel
+    ``query_shifts``). The inference depends on score differences only, while the
+    kernel's tie tolerance grows with the |score| of the contested samples, which lie
+    in that region: under a large offset (1e14 plus small differences) it would count
+    whole loss steps as ties. The shift keeps order and ties (rounding is monotone) and
+    is exact for scores within a factor 2 of the midpoint; samples far from the region
+    decide nothing by a tie."""
     shift = np.empty(len(offsets) - 1)
-    if not _lai_fast.query_shifts(scores, order, offsets, shift):
+    if not len(scores) or not _lai_fast.query_shifts(scores, relevant.view(np.uint8), order,
+                                                    offsets, shift):
         return scores
     out = scores.copy()
     rows = order[offsets[0]:offsets[-1]]
@@ -173,7 +169,7 @@ def _run(scores, relevant, segments, loss, method_code):
     order, offsets = segments if segments is not None else query_segments(None, n)
     order = order.astype(np.intp, copy=False)
     offsets = offsets.astype(np.intp, copy=False)
-    scores = _centred(scores, order, offsets)
+    scores = _centred(scores, relevant, order, offsets)
     n_queries = len(offsets) - 1
     coef = np.empty(n)
     ranks = np.empty(n, dtype=np.intp)

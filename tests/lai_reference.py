@@ -113,15 +113,17 @@ def exact_opt_ranks(scores, labels, loss):
     return ranks
 
 
-def query_shifts(scores, order, offsets):
-    """Reference of the kernel's query_shifts: per query, the midpoint of the range of
-    its scores when the range is smaller than the midpoint's distance from 0, else 0."""
+def query_shifts(scores, relevant, order, offsets):
+    """Reference of the kernel's query_shifts: per query, the midpoint of the region
+    [max of the classes' lowest scores, min of their highest] when it is farther from 0
+    than half the region's width, else 0 (and 0 without both classes)."""
     shift = np.zeros(len(offsets) - 1)
     for q in range(len(offsets) - 1):
-        s = scores[order[offsets[q]:offsets[q + 1]]]
-        if s.size:
-            lo, hi = s.min(), s.max()
-            mid = 0.5 * lo + 0.5 * hi
-            if 0.5 * abs(mid) > 0.5 * hi - 0.5 * lo:
+        rows = order[offsets[q]:offsets[q + 1]]
+        pos, neg = scores[rows[relevant[rows]]], scores[rows[~relevant[rows]]]
+        if pos.size and neg.size:
+            a, b = max(pos.min(), neg.min()), min(pos.max(), neg.max())
+            mid = 0.5 * a + 0.5 * b
+            if 0.5 * abs(mid) > abs(0.5 * a - 0.5 * b):
                 shift[q] = mid
     return shift

@@ -100,6 +100,8 @@ def test_a_2d_integer_array_lists_bags_like_a_nested_list():
         check_bags(np.array([[0, 1], [3, 2]]), 4)
     with pytest.raises(ValueError, match=r"expected a 1-d array of bag ids"):
         check_bags(np.zeros((2, 2)), 4)  # floats are not row indices
+    with pytest.raises(ValueError, match=r"expected a 1-d array of bag ids .*got shape \(4, 1\)"):
+        check_bags(np.array([[7], [7], [8], [8]]), 4)  # a column of bag ids: ravel it
 
 
 def test_ragged_bag_ids_are_named():

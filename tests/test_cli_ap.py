@@ -221,13 +221,23 @@ def test_atomic_write_syncs_before_the_rename(tmp_path, monkeypatch):
         fh.write("new")
     assert synced == ["old"] and target.read_text() == "new"
 
-    def failing_sync(fd):
-        raise OSError(errno.EIO, "Input/output error")
-    monkeypatch.setattr(atomic.os, "fsync", failing_sync)
+    def failing_sync(code):
+        def sync(fd):
+            raise OSError(code, os.strerror(code))
+        return sync
+    open_fds = lambda: len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
+    before = open_fds()
+    monkeypatch.setattr(atomic.os, "fsync", failing_sync(errno.EIO))
     with pytest.raises(OSError, match=r"out: cannot write \(Input/output error\)"):
         with atomic.atomic_write(target) as fh:
             fh.write("newer")
     assert target.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert open_fds() == before  # the temporary file was closed all the same
+    # a file system without fsync (EINVAL) still gets the file
+    monkeypatch.setattr(atomic.os, "fsync", failing_sync(errno.EINVAL))
+    with atomic.atomic_write(target) as fh:
+        fh.write("newest")
+    assert target.read_text() == "newest"
 
 
 def test_linear_kernel_option_is_accepted(data, tmp_path):

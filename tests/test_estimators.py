@@ -89,6 +89,7 @@ def test_binary_svm_predicts_its_training_labels():
     model = BinarySVM(C=100.0).fit(X, y)
     np.testing.assert_array_equal(model.classes_, [-1, 1])
     assert set(model.predict(X)) == {-1, 1} and np.mean(model.predict(X) == y) > 0.9
+    assert model.predict(X).dtype == y.dtype  # the labels' own type
     graded = BinarySVM(C=100.0).fit(X, np.where(y > 0, 1 + (X[:, 1] > 0), 0))
     assert graded.classes_ is None and set(graded.predict(X)) == {0, 1}
     with pytest.raises(ValueError, match=r"y: needs relevant \(y > 0\) and non-relevant .*got "
@@ -132,6 +133,10 @@ def test_metadata_routing_passes_each_fold_its_queries():
             for tr, te in cv.split(X, y, qid)])
         with pytest.raises(ValueError, match=r"set_fit_request: APSVM.fit takes no 'bags'"):
             APSVM().set_fit_request(bags=True)
+        from svmrank import LatentAPSVM
+        routing = LatentAPSVM().set_predict_request(bags=False).get_metadata_routing()
+        assert routing.predict.requests == {"bags": False}
+        assert routing.decision_function.requests == {"bags": True}
     np.testing.assert_allclose(routed, by_hand)
     assert np.mean(by_hand) == pytest.approx(search.cv_results_["mean_test_score"][1])
 

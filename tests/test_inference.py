@@ -117,7 +117,7 @@ def test_ties_at_a_large_offset_are_violations():
 @given(data=st.data())
 def test_query_shifts_kernel_matches_reference(data):
     """The per-query offsets of the kernel against the reference, on queries of tied,
-    offset, huge, tiny, empty and mixed-sign scores in shuffled row order."""
+    offset, huge, tiny, empty, one-class and mixed-sign scores in shuffled row order."""
     from svmrank import _lai_fast
     sizes = data.draw(st.lists(st.integers(0, 6), min_size=1, max_size=6))
     value = st.one_of(st.sampled_from([0.0, -0.0, 1.0, 1e14, -1e14, 1e300, -1e300, 5e-324]),
@@ -127,13 +127,33 @@ def test_query_shifts_kernel_matches_reference(data):
     base = np.array(data.draw(st.lists(value, min_size=len(sizes), max_size=len(sizes))))
     scores = np.repeat(base, sizes) + np.array(data.draw(
         st.lists(st.floats(-2.0, 2.0), min_size=n, max_size=n)))
+    relevant = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
     order = np.array(data.draw(st.permutations(range(n))), dtype=np.intp)
     shift = np.empty(len(sizes))
-    shifted = _lai_fast.query_shifts(scores, order, offsets, shift)
-    np.testing.assert_array_equal(shift, query_shifts(scores, order, offsets))
+    shifted = _lai_fast.query_shifts(scores, relevant.view(np.uint8), order, offsets, shift)
+    np.testing.assert_array_equal(shift, query_shifts(scores, relevant, order, offsets))
     assert shifted == bool(shift.any())
-    lai = lai_queries(scores, np.zeros(n, dtype=bool), order, offsets)  # (no positives: NaN)
-    assert np.isnan(lai[1]).all()
+    losses = lai_queries(scores, relevant, order, offsets)[1]  # (empty or one-class: NaN)
+    for q, size in enumerate(sizes):
+        rel = relevant[order[offsets[q]:offsets[q + 1]]]
+        assert np.isnan(losses[q]) == (rel.all() or not rel.any())
+
+
+@pytest.mark.parametrize("loss", ["ap", "roc"])
+@settings(max_examples=100, deadline=None)
+@given(problem=small_problem(QUARTERS, 10), offset=st.sampled_from([2.0**30, 2.0**46, 2.0**50, -2.0**50]),
+       far=st.sampled_from([None, 0.0, -2.0**52, 2.0**53]), positive=st.booleans())
+def test_an_offset_with_a_far_sample_changes_nothing(problem, loss, offset, far, positive):
+    """As above, with one more sample far from the offset group ([1e14, 1e14, 0] with
+    labels [1, 0, 0] lost its loss step while its range was wider than its offset)."""
+    scores, labels = map(np.asarray, problem)
+    scores = scores + offset
+    if far is not None:
+        scores, labels = np.append(scores, far), np.append(labels, positive)
+    expected = exact_opt_ranks(scores, labels, loss)
+    for method in methods_for(loss):
+        res = loss_augmented_inference(scores, labels, loss=loss, method=method)
+        np.testing.assert_array_equal(res.ranks, expected, err_msg=method)
 
 
 def test_huge_scores_near_the_float_limit():

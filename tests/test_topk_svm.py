@@ -137,6 +137,8 @@ def test_predictions_keep_the_k_of_the_fit():
     est.set_params(k=2)
     assert est.score(X, y) == before and est.predict_topk(X).shape == (60, 1)
     assert est.k_ == 1 and est.predict_topk(X, k=2).shape == (60, 2)
+    del est.k_, est.kernel_  # a model fitted before they were kept: its parameters
+    assert est.predict_topk(X).shape == (60, 2) and est.decision_function(X).shape == (60, 4)
 
 
 def test_random_state_takes_a_legacy_randomstate():

@@ -95,6 +95,14 @@ class BaseEstimator:
         """Which metadata ``score`` takes under scikit-learn's metadata routing."""
         return self._set_request("score", requests)
 
+    def set_predict_request(self, **requests):
+        """Which metadata ``predict`` takes under scikit-learn's metadata routing."""
+        return self._set_request("predict", requests)
+
+    def set_decision_function_request(self, **requests):
+        """Which metadata ``decision_function`` takes under scikit-learn's routing."""
+        return self._set_request("decision_function", requests)
+
     def __sklearn_tags__(self):
         # Only consulted when scikit-learn is installed; imported lazily so that it
         # stays an optional (test) dependency.

@@ -202,12 +202,13 @@ class BinarySVM(_CuttingPlaneEstimator):
         self._check_common()
         bias = check_positive(self.bias, "bias", allow_zero=True)
         X = check_matrix(X)
+        labels = np.asarray(y)
         y = check_vector(y, "y", n=X.shape[0])
         n_rel = int((y > 0).sum())
         if n_rel in (0, len(y)):
             raise ValueError(f"y: needs relevant (y > 0) and non-relevant (y <= 0) samples; got "
                              f"{n_rel} relevant of {len(y)} (labels such as 1 and 2 are all relevant)")
-        self.classes_ = _binary_classes(y)
+        self.classes_ = _binary_classes(labels)  # (their own dtype: predict returns them)
         result = self._run(BinaryProblem(X, y, bias=bias), X.shape[1])
         d = X.shape[1]
         self.coef_ = result.w[:d]

@@ -131,6 +131,11 @@ class TopKSVM(BaseEstimator):
         tags.input_tags.pairwise = self.kernel == "precomputed"  # (CV slices rows and columns)
         return tags
 
+    def _fitted(self, name):
+        """The value of parameter ``name`` at fit time (``k_``, ``kernel_``; a model
+        fitted before these were kept has only the parameter itself)."""
+        return getattr(self, name + "_", getattr(self, name))
+
     def _check_params(self):
         k = _check_int(self.k, "k")
         if self.loss not in LOSSES:
@@ -146,7 +151,7 @@ class TopKSVM(BaseEstimator):
     def _check_X(self, X, fitting):
         """Validate X once (check_matrix); dense input stays dense for the dense kernel."""
         checked = check_matrix(X, "X")
-        if (self.kernel if fitting else self.kernel_) == "precomputed":
+        if (self.kernel if fitting else self._fitted("kernel")) == "precomputed":
             X = checked.toarray()
             n_train = X.shape[0] if fitting else self.dual_coef_.shape[0]
             if X.shape[1] != n_train or (fitting and X.shape[0] != n_train):
@@ -198,7 +203,7 @@ class TopKSVM(BaseEstimator):
             raise not_fitted_error(f"This {type(self).__name__} instance is not fitted yet; "
                                    "call fit first")
         X = self._check_X(X, fitting=False)
-        if self.kernel_ == "precomputed":
+        if self._fitted("kernel") == "precomputed":
             return X @ self.dual_coef_
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
@@ -215,7 +220,7 @@ class TopKSVM(BaseEstimator):
 
         ``k`` defaults to the training k; ties go to the class earlier in ``classes_``.
         """
-        k = self.k_ if k is None else k
+        k = self._fitted("k") if k is None else k
         k = _check_int(k, "k")
         scores = self.decision_function(X)
         if k > scores.shape[1]:
@@ -232,5 +237,5 @@ class TopKSVM(BaseEstimator):
         known = np.isin(y, self.classes_)
         if not known.any():
             return 0.0
-        acc = top_k_accuracies(y[known], scores[known], [self.k_], self.classes_)[0]
+        acc = top_k_accuracies(y[known], scores[known], [int(self._fitted("k"))], self.classes_)[0]
         return float(acc * known.sum() / len(y))

@@ -59,10 +59,22 @@ def _written(fh, path, sync=False):
             fh.close()
         raise
     with _naming(path):
-        if sync:
-            fh.flush()
-            os.fsync(fh.fileno())
-        fh.close()
+        try:
+            if sync:
+                fh.flush()
+                _sync(fh.fileno())
+        finally:
+            fh.close()
+
+
+def _sync(fd):
+    """fsync, where the file system offers it (some refuse with EINVAL or ENOTSUP:
+    the data are then as safe as the file system makes them)."""
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
 
 
 _FD_PATH = re.compile(r"^/(?:proc/(self|\d+)/fd|dev/fd)/(\d+)$")

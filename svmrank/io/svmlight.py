@@ -6,7 +6,6 @@ bytes, validates arguments and turns the kernel's error codes into one-line
 """
 import numbers
 import os
-import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -70,18 +69,31 @@ def _check_count(value, name, low):
     return int(value)
 
 
-# a CR, then what starts a line of SVMlight text: a comment or a number
-_CR_THEN_LINE = re.compile(rb"\r[ \t\r\v\f]*(?:#|[+-]?\.?[0-9])")
-
-
 def cr_only(buf):
     """Lines ended by CR alone (old Mac text): no LF, and a CR before more text, either
-    in the data part of the first line or followed by what starts a line (a CR inside
-    the comment of a one-line file is just a character of the comment)."""
+    in the data part of the first line or followed by what starts a line, a comment or
+    a number as its first word (a CR inside the comment of a one-line file is just a
+    character of the comment). Linear in the length of ``buf``."""
     if b"\n" in buf:
         return False
     body = buf.rstrip(b" \t\r\v\f")
-    return b"\r" in body.split(b"#", 1)[0] or _CR_THEN_LINE.search(body) is not None
+    if b"\r" in body.split(b"#", 1)[0]:
+        return True
+    for segment in body.split(b"\r")[1:]:
+        words = segment.split(None, 1)
+        if words and (words[0].startswith(b"#") or _starts_number(words[0])):
+            return True
+    return False
+
+
+def _starts_number(word):
+    """True for a word that reads as a finite number ('2', '-0.5', '1e3'; not '2nd')."""
+    if word[:1] not in b"+-.0123456789" or not word[:1]:
+        return False
+    try:
+        return abs(float(word)) < float("inf")
+    except ValueError:
+        return False
 
 
 def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=False,
