@@ -234,7 +234,7 @@ def test_model_metadata_read_by_index_and_checked():
             from_linear_model(model)
 
 
-def test_model_file_round_trip_and_console_scripts(tmp_path):
+def test_model_file_round_trip_and_console_scripts(tmp_path, capsys):
     from svmrank.cli import ap_classify, ap_learn
     from svmrank.estimators.high_order import from_linear_model, to_linear_model
     from svmrank.io.model_file import read_model, write_model
@@ -260,6 +260,16 @@ def test_model_file_round_trip_and_console_scripts(tmp_path):
         assert np.allclose(scores, model.decision_function(X, edges=E), atol=1e-6)
     assert ap_learn.main(["--model", "hob", "-v", "0", str(tmp_path / "train.dat"),
                           str(tmp_path / "x.model")]) == 2
+    # without the links, a high-order model scores by its unary part: said, not silent
+    capsys.readouterr()
+    assert ap_classify.main(["-v", "0", str(tmp_path / "train.dat"), str(tmp_path / "hob.model"),
+                             str(tmp_path / "out.txt")]) == 0
+    assert "without --edges or --groups the examples are unlinked" in capsys.readouterr().err
+    # qid lines: --model ranks all examples as one query, and says so
+    dump_svmlight(tmp_path / "q.dat", X, y, qid=groups % 3 + 1)
+    assert ap_learn.main(["--model", "hob", "--edges", str(tmp_path / "train.edges"), "-v", "0",
+                          str(tmp_path / "q.dat"), str(tmp_path / "q.model")]) == 0
+    assert "--model ranks all examples as one query" in capsys.readouterr().err
     assert ap_learn.main(["--edges", str(tmp_path / "train.edges"), "-v", "0",
                           str(tmp_path / "train.dat"), str(tmp_path / "x.model")]) == 2
 

@@ -67,6 +67,11 @@ def classify(argv):
     start = time.process_time()
     scores = X @ model.w - model.b
     if high_order:  # Dokania et al. 2014 eq. 11: s_i = m_i+ - m_i- on the examples' graph
+        if not (args.edges or args.groups):
+            warnings.warn(f"{args.model_file}: a {model.metadata['model'].upper()}-SVM model "
+                          "ranks by its pairwise terms too; without --edges or --groups the "
+                          "examples are unlinked and only the unary part scores them",
+                          UserWarning, stacklevel=2)
         edges = edges_for_examples(X.shape[0], args.edges, args.groups, qid,
                                    rest[0] if by_comment else None)
         try:

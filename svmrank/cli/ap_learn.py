@@ -4,6 +4,7 @@ SVM-light V6.20 linear model."""
 import math
 import sys
 import time
+import warnings
 
 from .. import __version__
 from ..bags import load_bags
@@ -237,6 +238,10 @@ def learn(argv):
         if args.latent:
             estimator.fit(X, y, bags=qid, known=known)
         elif args.model:
+            if args.groups != "qid" and len(set(qid.tolist()) - {0}) > 1:
+                warnings.warn(f"{args.example_file}: --model ranks all examples as one "
+                              "query (Dokania et al.); qid is used only by --groups qid",
+                              UserWarning, stacklevel=2)
             keys = comments if args.groups not in (None, "qid") else None
             estimator.fit(X, y, edges=edges_for_examples(X.shape[0], args.edges, args.groups,
                                                          qid, keys))
