@@ -7,7 +7,10 @@ AP upper bound).
 
 Objective: λ/2 ‖w‖² + J(Xw) with J the structured-hinge AP loss
 (svmrank.losses.structured_hinge) and λ = 1/C, the APSVM problem with the same C;
-mini-batch SGD with a decaying step and iterate averaging.
+mini-batch SGD with a decaying step and iterate averaging. J is not a sum over
+samples, so a batch's step follows the gradient of J(X_b w) on that batch: SGD
+minimises the surrogate λ/2 ‖w‖² + E_b J(X_b w), which the final comparison measures
+on the full objective.
 """
 import argparse
 import sys
@@ -27,8 +30,9 @@ from svmrank.metrics import average_precision  # noqa: E402
 
 
 def sgd(X, y, C, epochs, batch, step, seed, use_torch=False):
-    """Mini-batch SGD on λ/2‖w‖² + J(Xw) (λ = 1/C), iterates averaged over the second
-    half of the epochs."""
+    """Mini-batch SGD towards λ/2‖w‖² + J(Xw) (λ = 1/C), each step on the batch's
+    J(X_b w) (a surrogate: J is not a sum over samples), iterates averaged over the
+    second half of the epochs."""
     rng = np.random.default_rng(seed)
     n, d = X.shape
     lam = 1.0 / C

@@ -276,7 +276,7 @@ def structured_hinge(scores, labels, loss="ap", qid=None, method="qs"):
     value : float
     gradient : ndarray of shape (n_samples,)
     """
-    from .inference import check_binary_labels, lai_queries, true_coef
+    from .inference import _centred, check_binary_labels, lai_queries, true_coef
 
     scores = check_vector(scores, "scores")
     relevant = check_binary_labels(labels, scores.shape[0])
@@ -293,6 +293,10 @@ def structured_hinge(scores, labels, loss="ap", qid=None, method="qs"):
     grad = (coef - truth) / n_used
     # Δ + (coef − truth)·s rather than objective − truth·s: samples whose coefficient
     # stays at the truth's (a positive ranked far above the rest) add nothing, so a
-    # huge score elsewhere does not round the value away
-    value = float(np.sum(losses[usable])) / n_used + float(grad @ scores)
+    # huge score elsewhere does not round the value away; and on the scores as the
+    # inference shifted them (each query's grad sums to 0), so a large common offset
+    # does not either
+    shifted = _centred(scores, relevant, order.astype(np.intp, copy=False),
+                       offsets.astype(np.intp, copy=False))
+    value = float(np.sum(losses[usable])) / n_used + float(grad @ shifted)
     return max(value, 0.0), grad

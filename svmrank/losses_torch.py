@@ -51,9 +51,10 @@ class StructuredHinge(torch.autograd.Function):
         def item(x, dim, k):  # (a list or tuple argument comes with a list of in_dims)
             return x.select(dim, k) if torch.is_tensor(x) and dim is not None else x
 
-        if info.batch_size == 0:
-            shape = scores.movedim(in_dims[0], 0).shape[1:] if in_dims[0] is not None else scores.shape
-            return (scores.new_zeros(0), scores.new_zeros((0,) + tuple(shape))), (0, 0)
+        if info.batch_size == 0:  # zeros computed from scores, so autograd links them
+            s = (scores.movedim(in_dims[0], 0) if in_dims[0] is not None
+                 else scores.unsqueeze(0).expand((0,) + tuple(scores.shape)))
+            return (s.sum(dim=tuple(range(1, s.dim()))) * 0, s * 0), (0, 0)
         values, grads = [], []
         for k in range(info.batch_size):
             v, g = StructuredHinge.apply(item(scores, in_dims[0], k),
