@@ -141,6 +141,17 @@ def test_predictions_keep_the_k_of_the_fit():
     assert est.predict_topk(X).shape == (60, 2) and est.decision_function(X).shape == (60, 4)
 
 
+def test_classes_may_include_labels_without_examples():
+    X, y = blobs(40, 3, 3, seed=5)
+    est = TopKSVM(random_state=0).fit(X, y + 1, classes=[4, 3, 2, 1])  # (sorted on fit)
+    assert est.classes_.tolist() == [1, 2, 3, 4] and est.decision_function(X).shape == (40, 4)
+    np.testing.assert_array_equal(np.unique(est.predict(X)), [1, 2, 3])
+    with pytest.raises(ValueError, match=r"classes: label 3 of y is not among the classes"):
+        TopKSVM().fit(X, y + 1, classes=[1, 2, 4])
+    with pytest.raises(ValueError, match=r"classes: expected a 1-d array of distinct labels"):
+        TopKSVM().fit(X, y + 1, classes=[1, 1, 2, 3])
+
+
 def test_random_state_takes_a_legacy_randomstate():
     X, y = blobs(40, 3, 3, seed=2)
     a = TopKSVM(random_state=np.random.RandomState(7)).fit(X, y)

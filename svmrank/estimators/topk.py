@@ -42,7 +42,7 @@ def _check_classes(classes, y_classes):
     classes = np.sort(classes)
     missing = y_classes[~np.isin(y_classes, classes)]
     if len(missing):
-        raise ValueError(f"classes: label {missing[0]!r} of y is not among the classes")
+        raise ValueError(f"classes: label {missing[0].item()!r} of y is not among the classes")
     return classes
 
 
