@@ -260,6 +260,27 @@ def test_svm_struct_solver_settings_are_accepted(data, tmp_path, capsys):
     assert info.value.code == 0 and "usage: svm_ap_learn" in capsys.readouterr().out
 
 
+def test_svm_perf_settings_are_accepted(data, tmp_path, capsys):
+    """svm_perf_learn's --s, --p and sparse-kernel settings (--i, --k, --r, --f, --t 0)
+    change nothing here; --t 1 asks for a kernel approximation and is refused, as is a
+    negative --p. svm_perf_classify's --d is accepted too."""
+    train, test = map(str, data)
+    assert ap_learn.main(["-v", "0", "-c", "1", train, str(tmp_path / "plain")]) == 0
+    assert ap_learn.main(["-v", "0", "-c", "1", "--s", "1", "--p", "0.5", "--i", "2", "--k",
+                          "500", "--r", "0", "--f", train, "--t", "0", train,
+                          str(tmp_path / "perf")]) == 0
+    assert (tmp_path / "perf").read_text() == (tmp_path / "plain").read_text()
+    assert ap_classify.main(["-v", "0", "--d", "0", test, str(tmp_path / "perf"),
+                             str(tmp_path / "pred")]) == 0
+    capsys.readouterr()
+    for options, match in ((["--t", "1"], "--t 1 (sparse kernel approximation) is not supported"),
+                           (["--p", "-1"], "--p: expected a fraction >= 0")):
+        assert ap_learn.main(["-v", "0", *options, train, str(tmp_path / "bad")]) == 2
+        err = capsys.readouterr().err
+        assert match in err and err.count("\n") == 1
+        assert not (tmp_path / "bad").exists()
+
+
 def test_output_file_names_default_as_in_svm_struct(data, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     train, test = data

@@ -1,6 +1,7 @@
 """``svm_ap_classify [options] example_file model_file output_file``: score examples
 with a linear SVM-light model (ours, or svm_learn / svm_perf_learn / svm_rank_learn's),
 write one score per line and print svm_perf_classify-style statistics."""
+import argparse
 import sys
 import time
 import warnings
@@ -28,7 +29,8 @@ def build_parser():
         "Features beyond the model's highest index are ignored, as SVM-light does.\n"
         "Scores (w.x - b) are written one per line, %.8f, in input order; a ranking\n"
         "sorts them in decreasing order. AP, NDCG and ROC area are averaged over\n"
-        "queries (qid) when the file has them.")
+        "queries (qid) when the file has them. svm_perf_classify's --d (dense\n"
+        "representation) is accepted and unused.")
     p.add_argument("example_file", help="examples to classify (SVMlight format)")
     p.add_argument("model_file", help="linear SVM-light model")
     p.add_argument("output_file", nargs="?", default="svm_predictions",
@@ -36,6 +38,7 @@ def build_parser():
     add_verbosity_options(p, "verbosity: 0 quiet, 1 statistics (default 1)")
     p.add_argument("-f", type=int, default=1, metavar="1",
                    help="output format: 1 = value of the decision function (the only one)")
+    p.add_argument("--d", dest="perf_d", type=float, default=None, help=argparse.SUPPRESS)
     p.add_argument("--latent", action="store_true",
                    help="bags of candidates (qid = bag id, contiguous): write one score per "
                         "bag, its highest candidate score, in order of first appearance, "

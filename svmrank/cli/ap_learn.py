@@ -18,9 +18,10 @@ from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
 from ..io.model_file import LinearModel, write_model
 from ..io.svmlight import load_svmlight
-from .common import (CLIError, StructArgumentParser, add_kernel_option, add_solver_settings,
-                     add_verbosity_options, check_kernel, check_solver_settings,
-                     check_verbosity, positive_float, run)
+from .common import (CLIError, StructArgumentParser, add_kernel_option, add_perf_settings,
+                     add_solver_settings, add_verbosity_options, check_kernel,
+                     check_perf_settings, check_solver_settings, check_verbosity,
+                     positive_float, run)
 
 # SVM-perf's -l numbers where they overlap, plus names
 LOSS_CODES = {"2": "error", "10": "roc", "11": "ap", "ap": "ap", "ndcg": "ndcg", "roc": "roc",
@@ -44,8 +45,9 @@ relevant (label > 0) or without a non-relevant example are skipped with a warnin
 Only the 1-slack algorithm with margin rescaling is implemented: -w 3 and -w 4 (the
 default) both select it, -o 2 and -p 1 are the only accepted values. The settings
 of SVM-struct's own solver (-f, -b, -k, -n, -m, -q, and -h N) are accepted and unused:
-the QP here is solved exactly. Unlike SVM-struct, every error exits with a non-zero
-status.
+the QP here is solved exactly. So are svm_perf_learn's --s (shrinking), --p (k of
+Prec@k, a loss not offered) and its sparse-kernel settings --i, --k, --r, --f (--t
+only as 0). Unlike SVM-struct, every error exits with a non-zero status.
 """
 
 
@@ -66,6 +68,7 @@ def build_parser():
     p.add_argument("-p", type=int, default=1, metavar="1", help="L-norm of the slack: 1")
     add_kernel_option(p)
     add_solver_settings(p, "fbknmq")
+    add_perf_settings(p)
     add_verbosity_options(p, "verbosity: 0 quiet, 1 one line per iteration and a summary "
                              "(default 1)")
     p.add_argument("-#", dest="max_iter", type=int, default=100000, metavar="int",
@@ -137,6 +140,7 @@ def parse_options(argv):
     check_kernel(args)
     check_verbosity(args)
     check_solver_settings(args)
+    check_perf_settings(args)
     if args.max_iter < 1:
         raise CLIError(f"-#: expected a positive number of iterations, got {args.max_iter}")
     if not (args.bias >= 0 and math.isfinite(args.bias)):

@@ -86,6 +86,26 @@ def check_solver_settings(args):
                        "1-slack dual has no variable per example")
 
 
+def add_perf_settings(parser):
+    """svm_perf_learn's own ``--`` options: ``--p`` (k of Prec@k, a loss refused here),
+    ``--s`` (shrinking), and the sparse-kernel approximation's ``--i --k --r --f``
+    (used only with ``-w 9`` or ``--t``): accepted so that old command lines run,
+    unused. ``--t`` other than 0 asks for that approximation and is refused."""
+    for name in ("p", "s", "i", "k", "r"):
+        parser.add_argument(f"--{name}", dest=f"perf_{name}", type=float, default=None,
+                            metavar="n", help=argparse.SUPPRESS)
+    parser.add_argument("--f", dest="perf_f", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--t", dest="perf_t", type=int, default=0, help=argparse.SUPPRESS)
+
+
+def check_perf_settings(args):
+    if args.perf_t != 0:
+        raise CLIError(f"--t {args.perf_t} (sparse kernel approximation) is not supported: "
+                       "only linear models")
+    if args.perf_p is not None and not args.perf_p >= 0:
+        raise CLIError(f"--p: expected a fraction >= 0, got {args.perf_p:g}")
+
+
 def add_verbosity_options(parser, v_help):
     """SVM-struct's -v (ours, default 1) and -y (svm_light's QP verbosity: accepted,
     unused)."""
