@@ -105,16 +105,16 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
                 K[k * m + j] = G[F[k] * n + F[j]]
             K[k * m + k] += ridge
             p[k] = -grad[F[k]]
-        if m > nf:
+        if m > nf:  # the cap's row and column at G's scale, or elimination loses the cap
             for k in range(nf):
-                K[k * m + nf] = 1.0 if capped[F[k]] else 0.0
+                K[k * m + nf] = scale if capped[F[k]] else 0.0
                 K[nf * m + k] = K[k * m + nf]
             K[nf * m + nf] = 0.0
             p[nf] = 0.0
         if m:
             lu_solve(K, p, m, piv)
         if m > nf:
-            lam = p[nf]
+            lam = p[nf] * scale
         z_scale, pmax = 0.0, 0.0
         for i in range(n):
             z_scale = max(z_scale, fabs(z[i]))

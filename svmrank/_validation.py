@@ -57,6 +57,8 @@ def check_matrix(X, name="X", n_features=None, min_features=1):
             X = X[:, :n_features]
         else:
             X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
+    if X.shape[1] > 2**31 - 1:  # (the kernels and SVMlight files index features by int32)
+        raise ValueError(f"{name}: {X.shape[1]} features; at most 2147483647 are supported")
     X.indices = X.indices.astype(np.int32, copy=False)
     X.indptr = X.indptr.astype(np.int32, copy=False) if X.nnz < 2**31 else X.indptr
     return X

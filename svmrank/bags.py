@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _latent_fast
 from ._validation import check_vector
-from .io.svmlight import load_svmlight
+from .io.svmlight import load_svmlight_with_lines
 
 #: Comment word marking a bag's known candidate in an SVMlight file (``# known``).
 KNOWN_KEY = "known"
@@ -279,17 +279,6 @@ def known_from_comments(comments, key=KNOWN_KEY):
     return np.array([bool(c) and key in str(c).split() for c in comments], dtype=bool)
 
 
-def _data_lines(path):
-    """1-based line number of every data line (not blank, not a comment) of a file."""
-    lines = []
-    with open(path, "rb") as fh:
-        for number, text in enumerate(fh, start=1):
-            stripped = text.strip()
-            if stripped and not stripped.startswith(b"#"):
-                lines.append(number)
-    return np.asarray(lines, dtype=np.int64)
-
-
 def load_bags(path, n_features=None, ignore_extra_features=False, max_index=None):
     """Load a multiple-instance SVMlight file (one candidate per line, ``qid`` = bag id).
 
@@ -312,14 +301,13 @@ def load_bags(path, n_features=None, ignore_extra_features=False, max_index=None
     Errors (mixed-label bag, non-contiguous bag, missing qid, two known candidates in a
     bag) are ``ValueError`` naming the file, the bag and the 1-based line.
     """
-    X, y, qid, comments = load_svmlight(path, n_features=n_features, return_comments=True,
-                                        ignore_extra_features=ignore_extra_features,
-                                        max_index=max_index)
+    X, y, qid, comments, lines = load_svmlight_with_lines(
+        path, n_features=n_features, ignore_extra_features=ignore_extra_features,
+        max_index=max_index)
     source = str(path)
     if qid is None:
         raise ValueError(f"{source}: a bag file needs qid:<bag id> on every line")
     qid = np.asarray(qid)
-    lines = _data_lines(path)
     if lines.shape[0] != X.shape[0]:
         lines = None  # unusual layout: fall back to row numbers
     missing = np.flatnonzero(qid == 0) if qid.dtype.kind in "iu" else np.empty(0, int)

@@ -121,9 +121,12 @@ def edges_from_file(path, n_samples=None):
                 raise InputFormatError(f"{path}:{lineno}: expected two row numbers 'u v', got {text!r}")
             if not all(re.fullmatch(r"[+-]?[0-9]+", p) for p in parts):
                 raise InputFormatError(f"{path}:{lineno}: row numbers must be integers, got {text!r}")
+            limit = f"[0, {n_samples})" if n_samples is not None else "non-negative"
+            if any(len(p.lstrip("+-0")) > 18 for p in parts):  # (int() refuses > 4300 digits)
+                raise InputFormatError(f"{path}:{lineno}: row numbers must be {limit}, got "
+                                       f"{text[:40]!r}...")
             u, v = int(parts[0]), int(parts[1])
             if u < 0 or v < 0 or (n_samples is not None and (u >= n_samples or v >= n_samples)):
-                limit = f"[0, {n_samples})" if n_samples is not None else "non-negative"
                 raise InputFormatError(f"{path}:{lineno}: row numbers must be {limit}, got {u} {v}")
             if u == v:
                 raise InputFormatError(f"{path}:{lineno}: self loop on row {u}")

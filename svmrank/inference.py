@@ -153,15 +153,32 @@ def _centred(scores, relevant, order, offsets):
     in that region: under a large offset (1e14 plus small differences) it would count
     whole loss steps as ties. The shift keeps order and ties (rounding is monotone) and
     is exact for scores within a factor 2 of the midpoint; samples far from the region
-    decide nothing by a tie."""
+    decide nothing by a tie. A query whose scores span more than the largest double
+    (±1e308) is refused: its objective and the shifted scores would overflow."""
+    if not len(scores):
+        return scores
+    _check_span(scores, order, offsets)
     shift = np.empty(len(offsets) - 1)
-    if not len(scores) or not _lai_fast.query_shifts(scores, relevant.view(np.uint8), order,
-                                                    offsets, shift):
+    if not _lai_fast.query_shifts(scores, relevant.view(np.uint8), order, offsets, shift):
         return scores
     out = scores.copy()
     rows = order[offsets[0]:offsets[-1]]
     out[rows] -= np.repeat(shift, np.diff(offsets))
     return out
+
+
+def _check_span(scores, order, offsets):
+    with np.errstate(over="ignore"):
+        if np.isfinite(scores.max() - scores.min()):
+            return  # (no query spans more than all the scores)
+        starts = offsets[:-1][np.diff(offsets) > 0]
+        if not starts.size:
+            return
+        s = scores[order[offsets[0]:offsets[-1]]]
+        span = np.maximum.reduceat(s, starts - offsets[0]) - np.minimum.reduceat(s, starts - offsets[0])
+    if not np.isfinite(span).all():
+        raise ValueError("scores: a query's scores span more than the largest double "
+                         "(their differences overflow): scale them down")
 
 
 def _run(scores, relevant, segments, loss, method_code):

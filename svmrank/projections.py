@@ -9,7 +9,10 @@ every k, and in expected linear time without sorting whenever the budget constra
 Accuracy: thresholds are computed in double precision from sums of the entries, so
 each x_i is exact up to rounding relative to ``max|a|`` (about m * 1e-16 * max|a|
 at worst); entries far below that scale, e.g. a budget r = 1 spread over
-entries of size 1e200, are not resolved.
+entries of size 1e200, are not resolved. Inputs beyond 2**±100 are first scaled by a
+power of two (exact; every projection here is positively homogeneous), since the
+kernels' sums and cross-products would overflow near 1e300 and their bucket widths
+underflow near 1e-307.
 """
 import numbers
 
@@ -26,6 +29,31 @@ def _check_a(a):
     if a.shape[0] == 0:
         raise ValueError("a: expected a non-empty vector")
     return a
+
+
+def _unit_exponent(*values):
+    """e with max|values| * 2**e in [0.5, 1), or 0 when that maximum is 0 or lies
+    within 2**±100 (where the kernels are exact up to rounding)."""
+    top = max(float(np.max(np.abs(v))) for v in values)
+    if top == 0.0 or 2.0 ** -100 <= top <= 2.0 ** 100:
+        return 0
+    return -int(np.frexp(top)[1])
+
+
+def _scaled(project, a, *scalars):
+    """``project(a, *scalars)`` on inputs scaled by 2**e (:func:`_unit_exponent`; exact
+    but for underflow), scaled back: P(c a, c r) = c P(a, r) for c > 0. A non-zero
+    scalar that underflows keeps its sign at the smallest positive double (a budget
+    must stay > 0)."""
+    e = _unit_exponent(a, *scalars)
+    if e == 0:
+        return project(a, *scalars)
+    scaled = []
+    for s in scalars:
+        t = np.ldexp(s, e)
+        t = np.where((t == 0) & (np.asarray(s) != 0), np.copysign(5e-324, s), t)
+        scaled.append(t if np.ndim(s) else float(t))
+    return np.ldexp(project(np.ldexp(a, e), *scaled), -e)
 
 
 def _check_k(k, m):
@@ -61,7 +89,7 @@ def project_topk_simplex(a, k, r=1.0, rho=0.0):
     k = _check_k(k, a.shape[0])
     r = check_positive(r, "r")
     rho = check_positive(rho, "rho", allow_zero=True)
-    return _topk_fast.topk_simplex(a, k, r, rho)
+    return _scaled(lambda a, r: _topk_fast.topk_simplex(a, k, r, rho), a, r)
 
 
 def project_topk_cone(a, k, rho=0.0):
@@ -85,7 +113,7 @@ def project_topk_cone(a, k, rho=0.0):
     a = _check_a(a)
     k = _check_k(k, a.shape[0])
     rho = check_positive(rho, "rho", allow_zero=True)
-    return _topk_fast.topk_cone(a, k, rho)
+    return _scaled(lambda a: _topk_fast.topk_cone(a, k, rho), a)
 
 
 def project_knapsack(a, lo, hi, r):
@@ -125,9 +153,8 @@ def project_knapsack(a, lo, hi, r):
     if not slo - slack <= r <= shi + slack:
         raise ValueError(f"r={r!r} is infeasible: need sum(lo) = {slo!r} <= r <= "
                          f"sum(hi) = {shi!r}")
-    if np.ndim(lo) == 0:
-        return _topk_fast.knapsack(a, lo, hi, r)
-    return _knapsack_vector_bounds(a, lo, hi, r)
+    return _scaled(_topk_fast.knapsack if np.ndim(lo) == 0 else _knapsack_vector_bounds,
+                   a, lo, hi, r)
 
 
 def _bound_vector(v, name, m):
@@ -202,4 +229,4 @@ def project_topk_box(a, k, r=1.0, rho=0.0):
     k = _check_k(k, a.shape[0])
     r = check_positive(r, "r")
     rho = check_positive(rho, "rho", allow_zero=True)
-    return _topk_fast.topk_box(a, k, r, rho)
+    return _scaled(lambda a, r: _topk_fast.topk_box(a, k, r, rho), a, r)

@@ -63,12 +63,12 @@ def brute_force_interleavings(scores, labels, loss="ap"):
         delta = rank_loss(rel[order], loss)
         value = delta + discriminant(order, scores, rel)
         if value > best[0] + 1e-12:
-            coef = _coef_of(order, rel)
+            coef = coef_of(order, rel)
             best = (value, delta, coef)
     return best
 
 
-def _coef_of(order, rel):
+def coef_of(order, rel):
     """Per-sample coefficients c with F = c · s for the ranking ``order``."""
     P, N = rel.sum(), (~rel).sum()
     coef = np.zeros(len(order))
@@ -81,6 +81,22 @@ def _coef_of(order, rel):
             coef[k] = -(pos_above - (P - pos_above)) / (P * N)
             neg_above += 1
     return coef
+
+
+def order_from_ranks(scores, labels, ranks):
+    """The ranking (row indices, best first) that interleaving ranks describe: the
+    negatives of rank i (in score order, rows breaking ties) just above the i-th
+    positive, those of rank P + 1 below every positive."""
+    scores = np.asarray(scores, float)
+    rel = np.asarray(labels) > 0
+    pos = np.flatnonzero(rel)[np.argsort(-scores[rel], kind="stable")]
+    neg = np.flatnonzero(~rel)[np.argsort(-scores[~rel], kind="stable")]
+    order = []
+    for i in range(1, len(pos) + 2):
+        order += [k for k in neg if ranks[k] == i]
+        if i <= len(pos):
+            order.append(pos[i - 1])
+    return order
 
 
 def exact_opt_ranks(scores, labels, loss):

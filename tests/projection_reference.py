@@ -101,8 +101,7 @@ def exhaustive_topk(a, k, rho=0.0, r=None, tol=1e-9):
     a = np.asarray(a, float)
     m = a.size
     b = np.sort(a)[::-1]
-    scale = max(1.0, np.abs(a).max())
-    eps = tol * scale
+    eps = tol * (np.abs(a).max() or 1.0)  # (the problem's own scale: no floor of 1)
     if b[:k].sum() <= 0:
         return np.zeros(m)
     if r is not None:

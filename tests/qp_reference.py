@@ -84,12 +84,13 @@ def _equality_step(G, grad, F, capped, cap_active, ridge):
     H = G[np.ix_(F, F)] + ridge * np.eye(F.size)
     e = capped[F].astype(float)
     if cap_active and e.any():
+        scale = float(np.abs(np.diag(G)).max()) or 1.0  # the cap's row at G's scale
         K = np.zeros((F.size + 1, F.size + 1))
         K[:-1, :-1] = H
-        K[:-1, -1] = e
-        K[-1, :-1] = e
+        K[:-1, -1] = scale * e
+        K[-1, :-1] = scale * e
         sol = _solve(K, np.append(-grad[F], 0.0))
-        return sol[:-1], float(sol[-1])
+        return sol[:-1], float(sol[-1]) * scale
     return _solve(H, -grad[F]), 0.0
 
 

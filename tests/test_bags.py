@@ -1,4 +1,6 @@
 """Bag validation (bag index, bag labels, known candidates) and MIL file loading."""
+import os
+
 import numpy as np
 import pytest
 
@@ -161,6 +163,27 @@ def test_load_bags_non_contiguous_names_file_bag_and_line(tmp_path):
     with pytest.raises(ValueError, match=r"bags\.svm: bag 1 is not contiguous: it reappears at "
                                          r"line 4 after ending at line 1"):
         load_bags(path)
+
+
+def test_load_bags_reads_a_pipe_once(tmp_path):
+    """The file is read once: a named pipe used to hang, since the line numbers were
+    counted by opening it a second time. Run in a subprocess, so a hang fails the test.
+    The line numbers still count a BOM line, comments and blank lines."""
+    import subprocess
+    import sys
+    fifo = tmp_path / "bags.fifo"
+    os.mkfifo(fifo)
+    text = "\ufeff# header\n1 qid:1 1:1\n\n1 qid:1 1:2\n-1 qid:2 1:1\n1 qid:1 1:3\n"
+    code = ("import sys, threading\n"
+            "from svmrank.bags import load_bags\n"
+            "path, text = sys.argv[1], sys.argv[2]\n"
+            "writer = threading.Thread(target=lambda: open(path, 'w', encoding='utf-8').write(text))\n"
+            "writer.start()\n"
+            "try:\n    load_bags(path)\nexcept ValueError as exc:\n    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(fifo), text], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "bag 1 is not contiguous: it reappears at line 6 after ending at line 4" in done.stdout
 
 
 def test_load_bags_mixed_labels_names_lines(tmp_path):

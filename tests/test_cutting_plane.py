@@ -12,7 +12,7 @@ from svmrank.inference import true_coef
 from svmrank.learners.cutting_plane import cutting_plane
 from svmrank.problems.binary import BinaryProblem
 from svmrank.problems.ranking import RankingProblem
-from lai_reference import _coef_of, rank_loss
+from lai_reference import coef_of, rank_loss
 
 
 def all_ap_constraints(X, y):
@@ -20,7 +20,7 @@ def all_ap_constraints(X, y):
     rel = y > 0
     planes = {}
     for order in itertools.permutations(range(len(y))):
-        coef = _coef_of(list(order), rel)
+        coef = coef_of(list(order), rel)
         planes[tuple(np.round(coef, 12))] = (rank_loss(rel[list(order)], "ap"),
                                              X.T @ (true_coef(rel) - coef))
     return list(planes.values())

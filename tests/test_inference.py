@@ -6,8 +6,8 @@ from hypothesis import given, settings, strategies as st
 
 from svmrank.inference import METHODS, lai_queries, loss_augmented_inference, true_coef
 from svmrank._validation import query_segments
-from lai_reference import (brute_force_interleavings, brute_force_permutations,
-                           exact_opt_ranks, query_shifts)
+from lai_reference import (brute_force_interleavings, brute_force_permutations, coef_of,
+                           exact_opt_ranks, order_from_ranks, query_shifts, rank_loss)
 
 LOSSES = ["ap", "ndcg", "roc"]
 ALL_METHODS = list(METHODS)
@@ -44,7 +44,11 @@ def test_every_method_matches_brute_force_over_interleavings(problem, loss):
     for method in methods_for(loss):
         res = loss_augmented_inference(scores, labels.astype(float), loss=loss, method=method)
         assert res.objective == pytest.approx(best, rel=1e-9, abs=1e-9 * scale)
-        # the returned coef and loss describe a ranking that attains the objective
+        # the returned ranks, loss and coef describe one ranking, which attains the
+        # objective (loss and coef recomputed from the ranks by the reference)
+        order = order_from_ranks(scores, labels, res.ranks)
+        assert res.loss == pytest.approx(rank_loss(labels[order] > 0, loss), abs=1e-12)
+        np.testing.assert_allclose(res.coef, coef_of(order, labels > 0), rtol=0, atol=1e-12)
         assert res.loss + res.coef @ scores == pytest.approx(res.objective, rel=1e-9,
                                                               abs=1e-9 * scale)
         assert 0.0 <= res.loss <= 1.0 + 1e-12
@@ -111,6 +115,18 @@ def test_ties_at_a_large_offset_are_violations():
     res = loss_augmented_inference([1e14 - 0.25, 1e14 + 0.25], [1, 0])
     # Δ = 0.5 plus F = s_neg - s_pos = 0.5 (the structured hinge adds another 0.5)
     assert res.ranks.tolist() == [0, 1] and res.objective == pytest.approx(1.0)
+    # a tie at 1e308 beside -1e308 gave objective inf and loss 0 (the shift overflowed
+    # and the tie was lost): scores whose differences overflow are refused, per query
+    for scores, labels in (([1e308, 1e308, -1e308], [1, 0, 0]), ([1e308, -1e308], [1, 0])):
+        with pytest.raises(ValueError, match=r"^scores: a query's scores span more than the "
+                                             r"largest double"):
+            loss_augmented_inference(scores, labels)
+    order, offsets = query_segments(np.array([1, 2, 1, 2]), 4)  # 1e308 and -1e308 apart
+    _, losses, objectives = lai_queries(np.array([1e308, -1e308, 1e308, -1e308]),
+                                        np.array([True, True, False, False]),
+                                        order.astype(np.intp), offsets.astype(np.intp))
+    np.testing.assert_array_equal(losses, [0.5, 0.5])
+    assert np.isfinite(objectives).all()
 
 
 @settings(max_examples=200, deadline=None)

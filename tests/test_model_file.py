@@ -131,6 +131,10 @@ def test_bom_and_cr_only_line_ends(tmp_path):
     with pytest.raises(InputFormatError, match=r"m\.txt:1: expected LF or CRLF line ends, got "
                                                r"CR-only ones"):
         read_model(path)
+    # CR-only line ends in a file that also has LF ones are named by their line
+    path.write_bytes(SVM_RANK_MODEL.replace("1 # kernel parameter -s \n", "1 # kernel parameter -s \r").encode())
+    with pytest.raises(InputFormatError, match=r"m\.txt:5: expected LF or CRLF line ends"):
+        read_model(path)
 
 
 def test_no_support_vectors_means_zero_weights(tmp_path):
@@ -256,6 +260,11 @@ def sv_model(sv_lines, n_features=3, n_sv_plus_1=None, b="0"):
     (sv_model(["1 1:1 #", "", "1 2:1 #"]), 13, "a support vector line"),
     (sv_model(["# 1 1:1"]), 12, "a support vector line"),
     (SVM_RANK_MODEL.replace("6 # highest", "2000000000 # highest"), 8, "at most 134217728 weights"),
+    # int() refuses more than 4300 digits with a message that names no file
+    (SVM_RANK_MODEL.replace("6 # highest", "9" * 5000 + " # highest"), 8,
+     "an integer below 10^18 (highest feature index)"),
+    (SVM_RANK_MODEL.replace("10 # number of training", "1" + "0" * 18 + " # number of training"), 9,
+     "an integer below 10^18 (number of training documents)"),
 ])
 def test_bad_model_files(tmp_path, text, line, expected):
     path = write_text(tmp_path, text)
@@ -284,8 +293,9 @@ def test_trailing_blank_lines_are_fine(tmp_path):
 
 
 def test_single_sv_comment_that_is_not_metadata(tmp_path):
-    text = SVM_RANK_MODEL.replace(" #\n", " #docid = GX008 inc = 1\n")
-    assert read_model(write_text(tmp_path, text)).metadata == {"n_train": "10"}
+    for comment in ("docid = GX008 inc = 1", "a=\x01b", "a=b c=\x7f", "a=\x9f"):
+        text = SVM_RANK_MODEL.replace(" #\n", f" #{comment}\n")
+        assert read_model(write_text(tmp_path, text)).metadata == {"n_train": "10"}, comment
 
 
 @pytest.mark.parametrize("cut", range(1, 60))

@@ -8,7 +8,7 @@ import pytest
 from svmrank.inference import true_coef
 from svmrank.problems.binary import BinaryProblem
 from svmrank.problems.ranking import RankingProblem
-from lai_reference import _coef_of, discriminant, rank_loss
+from lai_reference import coef_of, discriminant, rank_loss
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -19,7 +19,7 @@ def test_ranking_joint_feature_gives_the_discriminant(seed):
     w = rng.normal(size=4)
     problem = RankingProblem(X, y)
     for order in itertools.islice(itertools.permutations(range(7)), 0, 5040, 97):
-        coef = _coef_of(list(order), y > 0)
+        coef = coef_of(list(order), y > 0)
         assert w @ problem.joint_feature(coef) == pytest.approx(discriminant(order, X @ w, y > 0))
 
 
@@ -33,7 +33,7 @@ def test_ranking_oracle_is_the_most_violated_over_all_rankings(loss):
         w = rng.normal(size=3)
         delta, g = problem.most_violated(w)
         best = max(rank_loss((y > 0)[list(o)], loss) - w @ problem.joint_feature(
-            true_coef(y > 0) - _coef_of(list(o), y > 0)) for o in itertools.permutations(range(6)))
+            true_coef(y > 0) - coef_of(list(o), y > 0)) for o in itertools.permutations(range(6)))
         assert delta - w @ g == pytest.approx(best, abs=1e-12)
 
 

@@ -17,13 +17,21 @@ SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
+def _scale(*arrays):
+    """The problem's own scale (no floor of 1: tiny inputs must not pass vacuously)."""
+    return max(float(np.abs(v).max()) for v in arrays) or 1.0
+
+
 def close(x, y, a, tol=1e-7):
-    scale = max(1.0, float(np.abs(a).max()))
-    np.testing.assert_allclose(x, y, rtol=0, atol=tol * scale)
+    # (1e-50: the bisection references resolve 2**-200 of their bracket, about [-1, 1])
+    np.testing.assert_allclose(x, y, rtol=0, atol=tol * max(_scale(a, y), 1e-50))
 
 
 def gap_ok(x, a, kind, tol=1e-8, **kw):
-    scale = max(1.0, float(np.abs(a).max())) ** 2 * a.size
+    # the gap is <g, x - y> with g of the scale of a and x, y a vertex of the set
+    extent = _scale(a, x, *[np.atleast_1d(kw[key]) for key in ("r", "lo", "hi")
+                            if kw.get(key) is not None])
+    scale = _scale(a, x) * extent * a.size
     gap = ref.fw_gap(x, a, kind, **kw)
     assert gap <= tol * scale, f"Frank-Wolfe gap {gap} for {kind}"
     assert ref.feasible(x, kind, k=kw.get("k"), r=kw.get("r"), lo=kw.get("lo"), hi=kw.get("hi"))
@@ -336,6 +344,36 @@ def test_knapsack_extreme_budgets():
     np.testing.assert_allclose(project_knapsack(a, 0.0, 1.0, 3.0), np.ones(3))
     np.testing.assert_allclose(project_knapsack(a, -2.0, 1.0, -6.0), np.full(3, -2.0))
     np.testing.assert_allclose(project_knapsack(a, 0.5, 0.5, 1.5), np.full(3, 0.5))
+
+
+@pytest.mark.parametrize("exponent", [-1060, -1000, -340, 340, 900, 1000])
+@pytest.mark.parametrize("m", [2, 200, 1000])
+def test_every_projection_is_homogeneous_at_extreme_scales(exponent, m):
+    """P(c a, c r) = c P(a, r) for c = 2**e. The kernels' sums and cross-products
+    overflowed near 1e300 (the cone was off by 0.46 at m = 1000, and [1e308, 1e308]
+    projected to 0), and their bucket widths underflowed near 1e-307 (the simplex sum
+    was 14.5 r at m = 200). Subnormal results keep fewer bits (e = -1060)."""
+    rng = np.random.default_rng(m)
+    a = rng.normal(size=m)
+    a[: m // 4] = a[m // 4: 2 * (m // 4)]  # ties
+    k, r = max(1, m // 4), 3.0
+    lo, hi, rk = -0.5, 1.0, 0.25 * m
+    # (an int argument is k; the others scale with a)
+    calls = [(project_topk_simplex, (k, r)), (project_topk_cone, (k,)),
+             (project_topk_box, (k, r)), (project_knapsack, (lo, hi, rk)),
+             (project_knapsack, (np.full(m, lo), np.full(m, hi), rk))]
+    tol = 1e-12 if exponent > -1000 else 2.0 ** -12  # (subnormal inputs keep ~16 bits)
+    for project, args in calls:
+        x0 = project(a, *args)
+        x = project(np.ldexp(a, exponent),
+                    *[v if isinstance(v, int) else np.ldexp(v, exponent) for v in args])
+        assert np.all(np.isfinite(x))
+        np.testing.assert_allclose(np.ldexp(x, -exponent), x0, rtol=0,
+                                   atol=tol * np.abs(a).max(), err_msg=project.__name__)
+    # sums of entries near the largest double
+    np.testing.assert_array_equal(project_topk_cone([1e308, 1e308], 1), [1e308, 1e308])
+    np.testing.assert_allclose(project_topk_simplex([1e308, 1e308], 1, r=1e308), [5e307, 5e307])
+    np.testing.assert_allclose(project_knapsack([1e308, 1e308], 0.0, 1e308, 1e308), [5e307, 5e307])
 
 
 # ------------------------------------------------------------- validation

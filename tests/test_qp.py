@@ -162,3 +162,22 @@ def test_hard_rows_at_a_tiny_feature_scale_are_not_unbounded(scale):
     assert f(z) == pytest.approx(f(zr), rel=1e-9)
     w = z @ V  # the hard rows hold at the primal point
     assert np.all(V[2:] @ w >= b[2:] * (1 - 1e-7))
+
+
+@pytest.mark.parametrize("exponent", [0, 20, 40, 60, 100, 300])
+def test_the_cap_holds_at_any_scale_of_the_problem(exponent):
+    """G and b times a = 2**e is the same problem (objective times a): same maximiser.
+    The cap's row of the KKT matrix was 1 beside G's entries of size a, and from
+    a = 2**60 on the elimination lost it: z left the cap unsaturated (1.4% lower
+    objective). Kernel and reference scale that row with G now."""
+    V, b = np.array([[0.2], [-0.3]]), np.array([1.4, 0.2])  # a plane and a hard row
+    capped, C, a = np.array([True, False]), 0.1, 2.0 ** exponent
+    for solve in (solve_dual_qp, reference_dual_qp):
+        z, lam = solve(a * (V @ V.T), a * b, capped, C)
+        np.testing.assert_allclose(z, [0.1, 2.2888888888888889], rtol=1e-9)
+        assert lam == pytest.approx(a * 1.5333333333333333, rel=1e-9)  # ∂/∂z₁ at the cap
+    # two capped planes of a rank-one Gram matrix at a = 2**500: bounded, same optimum
+    V, b = np.array([[-0.2], [0.5]]), np.array([0.8, -0.8])
+    z1, _ = solve_dual_qp(V @ V.T, b, np.array([True, True]), 1000.0)
+    z2, _ = solve_dual_qp(2.0 ** 500 * (V @ V.T), 2.0 ** 500 * b, np.array([True, True]), 1000.0)
+    np.testing.assert_allclose(z2, z1, rtol=1e-9)

@@ -19,12 +19,11 @@ def problems(max_n=8):
 @given(problem=problems())
 def test_value_is_brute_force_max_minus_truth(problem, loss):
     scores, labels = map(np.asarray, problem)
-    value, grad = structured_hinge(scores, labels, loss=loss)
+    value, _ = structured_hinge(scores, labels, loss=loss)
     truth = np.argsort(~labels, kind="stable")  # every positive above every negative
     expected = brute_force_interleavings(scores, labels, loss)[0] - discriminant(truth, scores, labels)
     assert value == pytest.approx(max(expected, 0.0), abs=1e-9)
     assert value >= 0.0
-    assert grad.sum() == pytest.approx(0.0, abs=1e-12)  # F is shift-invariant
 
 
 @settings(max_examples=60, deadline=None)

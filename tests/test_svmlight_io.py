@@ -386,7 +386,13 @@ def test_bom_control_characters_and_cr_only_line_ends(tmp_path):
                           (b"1 1:1\r0 2:1\r", "bad.dat:1: expected LF or CRLF line ends, got CR-only"),
                           # a comment on line 1 used to take the rest of the file silently
                           (b"1 1:1 # c\r0 2:1\r", "bad.dat:1: expected LF or CRLF line ends"),
-                          (b"# header\r1 1:1\r", "bad.dat:1: expected LF or CRLF line ends")]:
+                          (b"# header\r1 1:1\r", "bad.dat:1: expected LF or CRLF line ends"),
+                          # with an LF somewhere (a final one, or files concatenated) the
+                          # comment used to take the lines after its CR silently
+                          (b"1 qid:1 1:1 # a\r0 qid:1 1:2\r1 qid:1 2:1\r\n",
+                           "bad.dat:1: expected LF or CRLF line ends"),
+                          (b"1 1:1\n0 2:1\n# c\r1 1:2\r", "bad.dat:3: expected LF or CRLF line ends"),
+                          (b"1 1:1\r\n0 2:1 # c\r# d\r\n", "bad.dat:2: expected LF or CRLF line ends")]:
         path = tmp_path / "bad.dat"
         path.write_bytes(raw)
         with pytest.raises(InputFormatError) as info:
@@ -400,9 +406,14 @@ def test_bom_control_characters_and_cr_only_line_ends(tmp_path):
         one_line.write_bytes(text)
         _, y, _, comments = load_svmlight(one_line, return_comments=True)
         assert y.tolist() == [1.0] and comments[0].split("\r")[0] in ("a", "note")
+    # a CR in a comment of a file with LF, and CRLF with stray CRs before the LF, are fine
+    one_line.write_bytes(b"1 1:1 # note\r2nd pass\n0 2:1 # x\r\r\n1 1:2\r \n")
+    assert load_svmlight(one_line)[1].tolist() == [1.0, 0.0, 1.0]
     # linear time on long runs of CRs (a regular expression took 45 s on this one)
-    from svmrank.io.svmlight import cr_only
-    assert not cr_only(b"# c" + b"\r" * 40000 + b"x") and cr_only(b"# c" + b"\r" * 40000 + b"1 1:1")
+    from svmrank.io.svmlight import cr_line_break
+    for tail in (b"", b"\n"):
+        assert cr_line_break(b"# c" + b"\r" * 40000 + b"x" + tail) == -1
+        assert cr_line_break(b"# c" + b"\r" * 40000 + b"1 1:1" + tail) == 40002
 
 
 @pytest.mark.parametrize("text, last_line", [("", 1), ("\n\n", 2), ("# only a comment\n  # another\n", 2),
@@ -520,6 +531,10 @@ def test_dump_does_not_modify_input(tmp_path):
     ({"comments": ["a\nb", "c"]}, r"comments\[0\]: must not contain a line break"),
     ({"comments": ["a", 3]}, r"comments\[1\]: expected a str"),
     ({"X": np.zeros((0, 2)), "y": []}, "X: .*0 sample"),
+    # an index of 2**31 or more was written as a negative number
+    ({"X": sp.csr_matrix((np.ones(1), np.array([2**31 + 2], dtype=np.int64),
+                          np.array([0, 1, 1], dtype=np.int64)), shape=(2, 2**31 + 5))},
+     r"^X: 2147483653 features; at most 2147483647"),
 ])
 def test_dump_validation_leaves_existing_file(tmp_path, kwargs, match):
     path = tmp_path / "keep.txt"

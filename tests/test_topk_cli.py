@@ -163,6 +163,13 @@ def test_writer_reader_round_trip(tmp_path):
         write_multiclass_model(path, MulticlassModel(coef, [1, 2, 3], 0, {"k": "a b"}))
     with pytest.raises(ValueError, match="3 distinct numbers"):  # the reader would refuse it
         write_multiclass_model(path, MulticlassModel(coef, [1, 2**53, 2**53 + 1]))
+    # what the reader would refuse, or a value it would not read back, is refused
+    for n_train in (-5, 2.7, True):
+        with pytest.raises(ValueError, match=r"^n_train: expected an integer >= 0"):
+            write_multiclass_model(path, MulticlassModel(coef, [1, 2, 3], n_train))
+    for metadata in ({"k": "\x01"}, {"classes": "1,2,3"}, {"k": 2}):
+        with pytest.raises(ValueError, match=r"^metadata"):
+            write_multiclass_model(path, MulticlassModel(coef, [1, 2, 3], 0, metadata))
     np.testing.assert_allclose(read_multiclass_model(path).coef, coef, rtol=1e-15)  # untouched
 
 

@@ -30,7 +30,7 @@ import numpy as np
 from .._validation import MAX_MODEL_WEIGHTS, check_matrix, check_vector
 from ..exceptions import InputFormatError
 from .atomic import atomic_write
-from .svmlight import cr_only, parse_svmlight_bytes, printable
+from .svmlight import parse_svmlight_bytes, printable, refuse_cr_line_breaks
 
 __all__ = ["LinearModel", "read_model", "write_model"]
 
@@ -200,6 +200,8 @@ def _parse_header(source, lines, header=None):
             continue
         if not _INT.fullmatch(value):
             _fail(source, lineno, f"an integer ({what})", text)
+        if len(value.lstrip("+-0")) > 18:  # (and int() refuses more than 4300 digits)
+            _fail(source, lineno, f"an integer below 10^18 ({what})", text)
         number = int(value)
         if (kind == "count" and number < 0) or (kind == "positive" and number < 1):
             _fail(source, lineno, f"an integer >= {0 if kind == 'count' else 1} ({what})", text)
@@ -243,7 +245,7 @@ def _parse_metadata(comment):
     metadata = {}
     for token in comment.split():
         key, sep, value = token.partition("=")
-        if not sep or not key or "#" in token:
+        if not sep or not key or not _token(token):
             return {}
         metadata[key] = value
     return metadata
@@ -257,9 +259,7 @@ def model_lines(path):
         buf = fh.read()
     if buf.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark
         buf = buf[3:]
-    if cr_only(buf):
-        raise InputFormatError(f"{source}:1: expected LF or CRLF line ends, got CR-only ones "
-                               "(old Mac text): convert them to LF")
+    refuse_cr_line_breaks(buf, source)
     lines = buf.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()

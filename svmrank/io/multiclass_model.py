@@ -26,21 +26,20 @@ metadata (``key=value`` tokens, among them ``classes=`` with the original label 
 each class) is written there; their tools ignore it.
 """
 import dataclasses
+import numbers
 import re
 
 import numpy as np
 
 from .atomic import atomic_write
-from .model_file import (_DECIMAL, _check_sv_lines, _fail, _parse_header, _parse_metadata,
-                         check_weight_count, model_lines)
+from .model_file import (_DECIMAL, _check_metadata, _check_sv_lines, _fail, _parse_header,
+                         _parse_metadata, check_weight_count, model_lines)
 from .svmlight import parse_svmlight_bytes
 
 __all__ = ["MulticlassModel", "read_multiclass_model", "write_multiclass_model"]
 
 VERSION = "V2.20"
 CLASSES_KEY = "classes"
-_FORBIDDEN_KEY = re.compile(r"[\s#=]")
-_FORBIDDEN_VALUE = re.compile(r"[\s#]")
 
 # (what the header line holds, how to parse its value) after the version line.
 _HEADER = (
@@ -106,14 +105,13 @@ def write_multiclass_model(path, model):
     if len(np.unique(classes)) != m:  # (as float64: 2**53 and 2**53 + 1 coincide)
         raise ValueError(f"classes: expected {m} distinct numbers (as float64), got "
                          f"{model.classes!r}")
-    metadata = {CLASSES_KEY: ",".join(format_label(c) for c in classes)}
-    for key, value in (model.metadata or {}).items():
-        value = str(value)
-        if not isinstance(key, str) or not key or _FORBIDDEN_KEY.search(key) or key == CLASSES_KEY:
-            raise ValueError(f"metadata: invalid key {key!r} (non-empty, no whitespace, '#' or '=')")
-        if not value or _FORBIDDEN_VALUE.search(value):
-            raise ValueError(f"metadata[{key!r}]: value must be non-empty without whitespace or '#'")
-        metadata[key] = value
+    n_train = model.n_train
+    if isinstance(n_train, bool) or not isinstance(n_train, numbers.Integral) or n_train < 0:
+        raise ValueError(f"n_train: expected an integer >= 0, got {n_train!r}")
+    extra = _check_metadata({} if model.metadata is None else model.metadata)
+    if CLASSES_KEY in extra:
+        raise ValueError(f"metadata: the key {CLASSES_KEY!r} holds the class labels")
+    metadata = {CLASSES_KEY: ",".join(format_label(c) for c in classes), **extra}
     w = coef.ravel().tolist()  # weight j of class c has index (c - 1) * d + j, 1-based
     nz = np.flatnonzero(coef.ravel()).tolist()
     values = [
@@ -128,7 +126,7 @@ def write_multiclass_model(path, model):
         "1 # kernel parameter -r ",
         "empty# kernel parameter -u ",
         f"{m * d} # highest feature index ",
-        f"{int(model.n_train)} # number of training documents ",
+        f"{int(n_train)} # number of training documents ",
         "2 # number of support vectors plus 1 ",
         "0 # threshold b, each following line is a SV (starting with alpha*y)",
         " ".join(["1 qid:0"] + [f"{i + 1}:{w[i]!r}" for i in nz]

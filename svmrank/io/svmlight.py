@@ -6,6 +6,7 @@ bytes, validates arguments and turns the kernel's error codes into one-line
 """
 import numbers
 import os
+import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -69,21 +70,37 @@ def _check_count(value, name, low):
     return int(value)
 
 
-def cr_only(buf):
-    """Lines ended by CR alone (old Mac text): no LF, and a CR before more text, either
-    in the data part of the first line or followed by what starts a line, a comment or
-    a number as its first word (a CR inside the comment of a one-line file is just a
-    character of the comment). Linear in the length of ``buf``."""
-    if b"\n" in buf:
-        return False
-    body = buf.rstrip(b" \t\r\v\f")
-    if b"\r" in body.split(b"#", 1)[0]:
-        return True
-    for segment in body.split(b"\r")[1:]:
-        words = segment.split(None, 1)
+_BARE_CR = re.compile(rb"\r(?!\n)([^\r\n]*)")  # a CR not before LF, and the text after it
+
+
+def cr_line_break(buf):
+    """Byte offset of the first line ended by CR alone (old Mac text), or -1.
+
+    Such a CR (not followed by LF) is followed by what starts a line, a comment or a
+    number as its first word; in a file without LF, a CR in the data part of its first
+    line is one too. A CR inside a comment followed by other text (``# note\\r2nd``) is
+    a character of the comment. Linear in the length of ``buf``."""
+    if buf.count(b"\r") == buf.count(b"\r\n"):
+        return -1
+    if b"\n" not in buf:
+        first = buf.rstrip(b" \t\r\v\f").split(b"#", 1)[0].find(b"\r")
+        if first >= 0:
+            return first
+    for match in _BARE_CR.finditer(buf):
+        words = match.group(1).split(None, 1)
         if words and (words[0].startswith(b"#") or _starts_number(words[0])):
-            return True
-    return False
+            return match.start()
+    return -1
+
+
+def refuse_cr_line_breaks(buf, source, first_line=1):
+    """Raise InputFormatError, naming the line, when ``buf`` has lines ended by CR alone
+    (a comment would silently take the lines after such a CR)."""
+    at = cr_line_break(buf)
+    if at >= 0:
+        line = first_line + buf.count(b"\n", 0, at)
+        raise InputFormatError(f"{source}:{line}: expected LF or CRLF line ends, got CR-only "
+                               "ones (old Mac text): convert them to LF")
 
 
 def _starts_number(word):
@@ -110,9 +127,7 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
     cap = _check_count(max_index, "max_index", 1)
     if buf[:3] == b"\xef\xbb\xbf" and first_line == 1:  # a UTF-8 byte order mark
         buf = b"   " + buf[3:]  # (same length: error offsets stay valid)
-    if first_line == 1 and cr_only(buf):  # (a '#' on line 1 would take the rest of the file)
-        raise InputFormatError(f"{source}:{first_line}: expected LF or CRLF line ends, got "
-                               "CR-only ones (old Mac text): convert them to LF")
+    refuse_cr_line_breaks(buf, source, first_line)
     parse_limit = limit
     if limit < 0 and cap >= 0:  # a cap on the index, not a number of columns
         parse_limit = cap
@@ -184,6 +199,19 @@ def load_svmlight(path, n_features=None, ignore_extra_features=False, return_com
         ``"{path}:{line}: expected ..., got '...'"`` for the first malformed token,
         or when the file holds no example.
     """
+    X, y, qid, comments, _ = _load(path, n_features, ignore_extra_features, return_comments,
+                                   max_index)
+    return (X, y, qid, comments) if return_comments else (X, y, qid)
+
+
+def load_svmlight_with_lines(path, n_features=None, ignore_extra_features=False, max_index=None):
+    """:func:`load_svmlight` with comments, plus the 1-based file line of every example
+    (int64 array), for messages about rows. The file is read once (it may be a pipe)."""
+    X, y, qid, comments, buf = _load(path, n_features, ignore_extra_features, True, max_index)
+    return X, y, qid, comments, example_lines(buf)
+
+
+def _load(path, n_features, ignore_extra_features, return_comments, max_index):
     source = os.fspath(path)
     with open(path, "rb") as fh:
         buf = fh.read()
@@ -192,7 +220,16 @@ def load_svmlight(path, n_features=None, ignore_extra_features=False, return_com
                                                extra_hint=" (n_features; pass ignore_extra_features=True "
                                                           "to drop larger indices)",
                                                max_index=max_index)
-    return (X, y, qid, comments) if return_comments else (X, y, qid)
+    return X, y, qid, comments, buf
+
+
+def example_lines(buf):
+    """1-based line number of every example line (not blank, not a comment) of SVMlight
+    text ``buf``."""
+    if buf[:3] == b"\xef\xbb\xbf":
+        buf = buf[3:]
+    return np.array([number for number, text in enumerate(buf.split(b"\n"), start=1)
+                     if text.strip() and not text.lstrip().startswith(b"#")], dtype=np.int64)
 
 
 def _format_float(value):
