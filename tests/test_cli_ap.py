@@ -60,6 +60,18 @@ def test_console_scripts_and_launchers_exit_non_zero_on_errors(data, tmp_path):
         assert not (tmp_path / "m").exists()
 
 
+def test_a_file_name_that_is_not_utf8_prints_with_a_strict_stdout(data, tmp_path):
+    """With PYTHONIOENCODING=utf-8 (strict), printing a model name with the byte \\xff
+    failed after the model was written: exit 1 for a good run."""
+    train, _ = data
+    model = os.path.join(os.fsencode(tmp_path), b"m\xff")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+    proc = subprocess.run([sys.executable, str(ROOT / "bin" / "svm_ap_learn"), "-c", "1",
+                           os.fsencode(train), model], capture_output=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert b"\\udcff" in proc.stdout and os.path.exists(model)
+
+
 @pytest.mark.parametrize("options,match", [
     (["-c", "0"], "-c must be"), (["-c", "-1"], "-c must be"), (["-c", "abc"], "-c expects"),
     (["-e", "0"], "-e must be"), (["-w", "1"], "-w 1 is not supported"),

@@ -193,6 +193,9 @@ def run(main, argv=None, prog=None):
     def one_line(message, category, filename, lineno, file=None, line=None):
         print(f"{prog}: warning: {message}", file=sys.stderr, flush=True)
 
+    for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 still prints
+        if hasattr(stream, "reconfigure") and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
     stdout = sys.stdout
     if stdout is not None:  # (None: started with stdout closed; print() then does nothing)
         sys.stdout = _ReaderGone(stdout)
