@@ -31,7 +31,7 @@
 #   only values above the knapsack threshold enter, and they are ordered lazily
 #   (bucketed, sorted only where the walk cannot absorb a bucket whole).
 # - top-k cone: the simplex algorithm with a budget proven not to bind.
-from libc.math cimport INFINITY, NAN, sqrt
+from libc.math cimport INFINITY, NAN, fabs, sqrt
 
 # ---------------------------------------------------------------- sorting helpers
 # Descending order throughout. Introsort: quicksort with median-of-3
@@ -1032,11 +1032,32 @@ cdef void _tk_cone_walk(_tk_stream* st, Py_ssize_t k, double rho, double umax,
 # work layout (3m doubles): [0, m) stream values / root scratch, [m, 2m) bucket
 # counts (as Py_ssize_t), [2m, 3m) gathered candidates.
 
+cdef inline bint _tk_cancels(double t, double lo, double hi) noexcept nogil:
+    # The root t of a budget-bound knapsack carries a rounding error of about
+    # m eps |t| (it comes from sums of the a_i); once |t| dwarfs the box width that
+    # error is the size of x itself (a = [1e16, 5e15], r = 1 gave x = 0).
+    return fabs(t) > 1e6 * (hi - lo)
+
+
+cdef void _tk_write_refined(const double* a, double* x, Py_ssize_t m, double t, double lo,
+                            double hi, double r, double* work) noexcept nogil:
+    # x = clip(a - t, lo, hi) with <1,x> = r, t re-solved on a - t (x may be a): the
+    # budget-bound knapsack is shift-invariant, and near the new root the shifted
+    # values are exact (Sterbenz), so the second root has no cancellation.
+    cdef Py_ssize_t i
+    for i in range(m):
+        x[i] = a[i] - t
+    _tk_write_clip(x, x, m, _tk_clip_root(x, m, lo, hi, r, 0.0, work, NULL), lo, hi)
+
+
 cdef int knapsack_project(double* x, Py_ssize_t m, double lo, double hi, double r,
                           double* work) noexcept nogil:
     """x <- argmin ||a - x||^2 s.t. <1,x> = r, lo <= x_i <= hi (a = x on entry)."""
     cdef double t = _tk_clip_root(x, m, lo, hi, r, 0.0, work, NULL)
-    _tk_write_clip(x, x, m, t, lo, hi)
+    if _tk_cancels(t, lo, hi):
+        _tk_write_refined(x, x, m, t, lo, hi, r, work)
+    else:
+        _tk_write_clip(x, x, m, t, lo, hi)
     return 0
 
 
@@ -1054,6 +1075,9 @@ cdef int topk_box_project(double* x, Py_ssize_t m, Py_ssize_t k, double r, doubl
             t = 0.0
         else:
             t = _tk_clip_root(x, m, 0.0, u, 0.0, 1.0 / rho, work, NULL)
+    elif _tk_cancels(t, 0.0, u):  # the budget binds
+        _tk_write_refined(x, x, m, t, 0.0, u, r, work)
+        return 0
     _tk_write_clip(x, x, m, t, 0.0, u)
     return 0
 
@@ -1071,6 +1095,9 @@ cdef int _tk_simplex_into(const double* a, double* x, Py_ssize_t m, Py_ssize_t k
         nv = -1
         t = _tk_clip_root(a, m, 0.0, u, r, 0.0, work, &p)
     if t + p / k - rho * r >= 0.0:
+        if _tk_cancels(t, 0.0, u):
+            _tk_write_refined(a, x, m, t, 0.0, u, r, work)
+            return 0
         if nv >= 0:
             # the filter kept every value above t (values in work, indices in cand):
             # all the others project to 0

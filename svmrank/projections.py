@@ -172,7 +172,7 @@ def _finite(value, name):
     return float(value)
 
 
-def _knapsack_vector_bounds(a, lo, hi, r):
+def _knapsack_vector_bounds(a, lo, hi, r, refine=True):
     # F(t) = sum_i clip(a_i - t, lo_i, hi_i) is non-increasing and piecewise linear
     # with breakpoints a_i - hi_i and a_i - lo_i. Bisect the sorted breakpoints for the
     # segment where F crosses r, evaluating F directly (a running sum of slopes would
@@ -203,6 +203,11 @@ def _knapsack_vector_bounds(a, lo, hi, r):
             mid = 0.5 * t0 + 0.5 * t1
             n_free = max(1, int(np.count_nonzero((a - hi < mid) & (mid < a - lo))))
             t = t0 + (f0 - r) / n_free if f0 - r <= r - f1 else t1 - (r - f1) / n_free
+    if refine and abs(t) > 1e6 * float((hi - lo).max()) > 0:
+        # F's sums carry an error of about m eps |t|, as large as x itself once |t|
+        # dwarfs the bounds: solve again on a - t (shift-invariant, and exact near
+        # the new root), as the kernel does
+        return _knapsack_vector_bounds(a - t, lo, hi, r, refine=False)
     return np.clip(a - t, lo, hi)
 
 

@@ -597,3 +597,25 @@ def test_bucket_root_property(m, kind, seed, delta, box, frac):
     r = m * (lo + frac * (hi - lo))
     t_sort = _topk_fast._clip_root(a, lo, hi, r, 0.0, 0)
     _check_bucket_root(a, t_sort - delta * (hi - lo), lo, hi, r)
+
+
+@pytest.mark.parametrize("offset", [1e6, 1e10, 1e16, -1e16])
+@pytest.mark.parametrize("m", [2, 50, 300])
+def test_a_budget_far_below_the_entries(offset, m):
+    """Entries of size 1e16 and a budget of 1: the knapsack root t ~ 1e16 carried an
+    error as large as x, and [1e16, 5e15] with r = 1 projected to [0, 0] (Prox-SDCA
+    then never converged when one example had a norm of 1e-12). The budget-bound
+    projection is shift-invariant, so the reference solves it on a - max(a)."""
+    rng = np.random.default_rng(m)
+    a = offset + rng.normal(size=m) * 0.5
+    a[0] = offset + 1.0  # (one clear top entry)
+    k, r = max(1, m // 10), 1.0
+    u = r / k
+    expected = ref.bisect_knapsack(a - a.max(), 0.0, u, r)
+    close(project_knapsack(a, 0.0, u, r), expected, expected)
+    close(project_knapsack(a, np.zeros(m), np.full(m, u), r), expected, expected)
+    if offset > 0:  # (the budget binds: t >> rho r)
+        close(project_topk_simplex(a, k, r, 1.0), expected, expected)
+        close(project_topk_box(a, k, r, 1.0), expected, expected)
+    np.testing.assert_array_equal(project_knapsack([1e16, 5e15], 0.0, 1.0, 1.0), [1.0, 0.0])
+    np.testing.assert_array_equal(project_topk_simplex([1e16, 5e15], 1, 1.0, 1.0), [1.0, 0.0])

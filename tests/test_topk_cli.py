@@ -2,6 +2,7 @@
 file, label conventions, and every bad input (one-line error, non-zero exit, no
 partial output file)."""
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -67,6 +68,10 @@ def test_round_trip_matches_estimator(data, capsys):
     assert classify([test, model, pred]) == 0
     out = capsys.readouterr().out
     assert "top-1" in out and "top-4" in out and "Zero/one-error" in out
+    # svm_multiclass_classify's two lines: its loss is 100 per error
+    loss = float(re.search(r"^Average loss on test set: (\S+)$", out, re.M).group(1))
+    error = float(re.search(r"^Zero/one-error on test set: (\S+)% ", out, re.M).group(1))
+    assert loss == pytest.approx(error, abs=0.01) and loss > 0
     est = TopKSVM(k=2, loss="beta", C=500 / (100 * 80), epsilon=1e-6, random_state=3)
     est.fit(X[:80], y[:80] + 1)
     m = read_multiclass_model(model)
@@ -142,7 +147,9 @@ def test_reads_plain_svm_multiclass_model_and_refuses_extra_features(data, capsy
     lines = Path(pred).read_text().splitlines()
     assert [line.split()[0] for line in lines] == ["1", "2", "3"]
     assert lines[0].split()[1:] == ["2.000000", "1.000000", "-3.000000"]
-    assert "Zero/one-error on test set: 0.00% (3 correct, 0 incorrect, 3 total)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert ("Average loss on test set: 0.0000\nZero/one-error on test set: 0.00% (3 correct, "
+            "0 incorrect, 3 total)") in out
 
 
 def test_writer_reader_round_trip(tmp_path):

@@ -130,6 +130,25 @@ def test_precomputed_kernel():
     np.testing.assert_allclose(scores, cross_val_score(TopKSVM(k=1, random_state=0), X, y, cv=2))
 
 
+@pytest.mark.parametrize("loss", ["alpha", "beta"])
+def test_an_example_of_tiny_norm_does_not_stall_the_solver(loss):
+    """A row of norm 1e-12 makes its dual update project b ~ 1/K_ii ~ 1e24 times the
+    budget: the projection's root lost x to rounding, the row's duals stayed 0 and
+    the gap stuck at C/P (1000 epochs, ConvergenceWarning). A zero row was fine."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 3)), rng.integers(0, 3, 20)
+    fits = []
+    for v in (0.0, 1e-12, 1e-14):
+        X[0] = [v, 0.0, 0.0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            fits.append(TopKSVM(k=2 if loss == "beta" else 1, loss=loss, C=2.5e-5,
+                                random_state=0).fit(X, y))
+    for fit in fits[1:]:
+        assert fit.duality_gap_ <= 1e-3 and fit.n_iter_ <= 50
+        np.testing.assert_allclose(fit.dual_coef_[0], fits[0].dual_coef_[0], rtol=1e-6)
+
+
 def test_predictions_keep_the_k_of_the_fit():
     X, y = blobs(60, 4, 4, seed=3)
     est = TopKSVM(k=1, random_state=0).fit(X, y)

@@ -75,6 +75,8 @@ def summary(y, scores, classes, runtime):
     correct = int(np.sum(classes[np.argmax(scores, axis=1)] == y))
     lines = [f"Classified {n} examples ({m} classes).",
              f"Runtime (without IO) in cpu-seconds: {runtime:.2f}",
+             # svm_multiclass's loss is 100 per error
+             f"Average loss on test set: {100.0 * (n - correct) / n:.4f}",
              f"Zero/one-error on test set: {100.0 * (n - correct) / n:.2f}% "
              f"({correct} correct, {n - correct} incorrect, {n} total)"]
     if not known.all():
