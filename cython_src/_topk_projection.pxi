@@ -345,10 +345,12 @@ cdef double _tk_fix_root_sum(double* w, Py_ssize_t n, double lo, double hi, doub
             return t
         nf = j
         sw = s0 + s1
-    # every variable fixed: the root set is [tlo, thi] (alpha = 0) or one point
+    # every variable fixed: the root set is [tlo, thi] (alpha = 0) or one point; all at
+    # lo (thi infinite) happens only through rounding, with the root inside a cluster of
+    # tied values far larger than the box (the caller then re-solves on a - t)
     if alpha > 0.0:
         return _tk_clamp((fixed - r) / alpha, tlo, thi)
-    return thi
+    return thi if thi < INFINITY else tlo
 
 
 cdef inline double _tk_clamp(double t, double lo, double hi) noexcept nogil:

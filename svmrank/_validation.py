@@ -11,6 +11,15 @@ MAX_TRAIN_FEATURES = 1 << 24
 MAX_MODEL_WEIGHTS = 1 << 27
 
 
+def parse_small_int(text, digits=18):
+    """The integer written in ``text`` (decimal digits with an optional sign, checked
+    by the caller), or None when it has more than ``digits`` significant digits
+    (Python's int() refuses more than 4300 digits, leading zeros included)."""
+    sign = "-" if text[:1] == "-" else ""
+    significant = text.lstrip("+-").lstrip("0") or "0"
+    return None if len(significant) > digits else int(sign + significant)
+
+
 def check_matrix(X, name="X", n_features=None, min_features=1):
     """Return X as a finite CSR float64 matrix with sorted, canonical indices.
 

@@ -27,6 +27,7 @@ import scipy.sparse as sp
 
 from . import _maxflow_fast
 from ._maxflow_fast import MaxFlowGraph
+from ._validation import parse_small_int
 from .exceptions import InputFormatError
 
 __all__ = ["edges_from_file", "edges_from_groups", "edges_from_networkx", "group_keys", "check_edges",
@@ -122,10 +123,10 @@ def edges_from_file(path, n_samples=None):
             if not all(re.fullmatch(r"[+-]?[0-9]+", p) for p in parts):
                 raise InputFormatError(f"{path}:{lineno}: row numbers must be integers, got {text!r}")
             limit = f"[0, {n_samples})" if n_samples is not None else "non-negative"
-            if any(len(p.lstrip("+-0")) > 18 for p in parts):  # (int() refuses > 4300 digits)
+            u, v = parse_small_int(parts[0]), parse_small_int(parts[1])
+            if u is None or v is None:
                 raise InputFormatError(f"{path}:{lineno}: row numbers must be {limit}, got "
                                        f"{text[:40]!r}...")
-            u, v = int(parts[0]), int(parts[1])
             if u < 0 or v < 0 or (n_samples is not None and (u >= n_samples or v >= n_samples)):
                 raise InputFormatError(f"{path}:{lineno}: row numbers must be {limit}, got {u} {v}")
             if u == v:

@@ -9,10 +9,11 @@ every k, and in expected linear time without sorting whenever the budget constra
 Accuracy: thresholds are computed in double precision from sums of the entries, so
 each x_i is exact up to rounding relative to ``max|a|`` (about m * 1e-16 * max|a|
 at worst); entries far below that scale, e.g. a budget r = 1 spread over
-entries of size 1e200, are not resolved. Inputs beyond 2**±100 are first scaled by a
-power of two (exact; every projection here is positively homogeneous), since the
-kernels' sums and cross-products would overflow near 1e300 and their bucket widths
-underflow near 1e-307.
+entries of size 1e200, are not resolved (for the knapsack, the scale is the largest
+of |a|, the bounds and r). Entries beyond 2**±100 are first scaled by a power of two,
+with the budget and bounds (every projection here is positively homogeneous:
+P(c a; c r) = c P(a; r) for c > 0), since the kernels' sums and cross-products would
+overflow near 1e300 and their bucket widths underflow near 1e-307.
 """
 import numbers
 
@@ -40,20 +41,32 @@ def _unit_exponent(*values):
     return -int(np.frexp(top)[1])
 
 
-def _scaled(project, a, *scalars):
-    """``project(a, *scalars)`` on inputs scaled by 2**e (:func:`_unit_exponent`; exact
-    but for underflow), scaled back: P(c a, c r) = c P(a, r) for c > 0. A non-zero
-    scalar that underflows keeps its sign at the smallest positive double (a budget
-    must stay > 0)."""
-    e = _unit_exponent(a, *scalars)
+def _with_budget(project, a, r):
+    """``project(a, r)`` for a set {<1,x> <= r, ...} containing 0, run on a scaled by
+    2**e (from a alone, :func:`_unit_exponent`) and scaled back. The optimum has
+    ||x*|| <= 2 ||a|| (x = 0 is no better), so a budget above 4 m^2 max|a| binds
+    neither <1,x> <= r nor x_i <= r/k and is lowered to that; a budget that underflows
+    is below the resolution of a, and x = 0."""
+    e = _unit_exponent(a)
     if e == 0:
-        return project(a, *scalars)
-    scaled = []
-    for s in scalars:
-        t = np.ldexp(s, e)
-        t = np.where((t == 0) & (np.asarray(s) != 0), np.copysign(5e-324, s), t)
-        scaled.append(t if np.ndim(s) else float(t))
-    return np.ldexp(project(np.ldexp(a, e), *scaled), -e)
+        return project(a, r)
+    with np.errstate(over="ignore"):
+        r_scaled = min(float(np.ldexp(r, e)), 4.0 * a.size ** 2)
+    if r_scaled == 0.0:
+        return np.zeros_like(a)
+    return np.ldexp(project(np.ldexp(a, e), r_scaled), -e)
+
+
+def _knapsack_scaled(project, a, lo, hi, r):
+    """``project(a, lo, hi, r)`` on everything scaled by one power of two (from the
+    largest of them), scaled back and clipped into [lo, hi] (a bound that underflowed
+    in the scaled problem would otherwise be exceeded)."""
+    e = _unit_exponent(a, lo, hi, r)
+    if e == 0:
+        return project(a, lo, hi, r)
+    scaled = [np.ldexp(v, e) for v in (lo, hi, r)]
+    scaled = [s if np.ndim(s) else float(s) for s in scaled]
+    return np.clip(np.ldexp(project(np.ldexp(a, e), *scaled), -e), lo, hi)
 
 
 def _check_k(k, m):
@@ -89,7 +102,7 @@ def project_topk_simplex(a, k, r=1.0, rho=0.0):
     k = _check_k(k, a.shape[0])
     r = check_positive(r, "r")
     rho = check_positive(rho, "rho", allow_zero=True)
-    return _scaled(lambda a, r: _topk_fast.topk_simplex(a, k, r, rho), a, r)
+    return _with_budget(lambda a, r: _topk_fast.topk_simplex(a, k, r, rho), a, r)
 
 
 def project_topk_cone(a, k, rho=0.0):
@@ -113,7 +126,8 @@ def project_topk_cone(a, k, rho=0.0):
     a = _check_a(a)
     k = _check_k(k, a.shape[0])
     rho = check_positive(rho, "rho", allow_zero=True)
-    return _scaled(lambda a: _topk_fast.topk_cone(a, k, rho), a)
+    e = _unit_exponent(a)  # (the cone is scale-invariant)
+    return np.ldexp(_topk_fast.topk_cone(np.ldexp(a, e), k, rho), -e)
 
 
 def project_knapsack(a, lo, hi, r):
@@ -153,8 +167,8 @@ def project_knapsack(a, lo, hi, r):
     if not slo - slack <= r <= shi + slack:
         raise ValueError(f"r={r!r} is infeasible: need sum(lo) = {slo!r} <= r <= "
                          f"sum(hi) = {shi!r}")
-    return _scaled(_topk_fast.knapsack if np.ndim(lo) == 0 else _knapsack_vector_bounds,
-                   a, lo, hi, r)
+    return _knapsack_scaled(_topk_fast.knapsack if np.ndim(lo) == 0 else _knapsack_vector_bounds,
+                            a, lo, hi, r)
 
 
 def _bound_vector(v, name, m):
@@ -234,4 +248,4 @@ def project_topk_box(a, k, r=1.0, rho=0.0):
     k = _check_k(k, a.shape[0])
     r = check_positive(r, "r")
     rho = check_positive(rho, "rho", allow_zero=True)
-    return _scaled(lambda a, r: _topk_fast.topk_box(a, k, r, rho), a, r)
+    return _with_budget(lambda a, r: _topk_fast.topk_box(a, k, r, rho), a, r)

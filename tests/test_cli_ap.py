@@ -65,6 +65,11 @@ def test_a_file_name_that_is_not_utf8_prints_with_a_strict_stdout(data, tmp_path
     failed after the model was written: exit 1 for a good run."""
     train, _ = data
     model = os.path.join(os.fsencode(tmp_path), b"m\xff")
+    try:  # (file systems that take only UTF-8 names refuse it)
+        open(model, "wb").close()
+        os.remove(model)
+    except OSError:
+        pytest.skip("this file system refuses a file name that is not UTF-8")
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
     proc = subprocess.run([sys.executable, str(ROOT / "bin" / "svm_ap_learn"), "-c", "1",
                            os.fsencode(train), model], capture_output=True, env=env)

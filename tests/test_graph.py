@@ -192,6 +192,7 @@ def test_edges_from_file(tmp_path):
     # int() refuses more than 4300 digits, with a message naming no file
     ("0 1\n0 " + "9" * 5000 + "\n", 5, r"e\.txt:2: row numbers must be \[0, 5\), got '0 9{38}'\.\.\.$"),
     ("0 1\n0 1" + "0" * 18 + "\n", None, r"e\.txt:2: row numbers must be non-negative"),
+    ("0 1\n0 " + "0" * 5000 + "7\n", 5, r"e\.txt:2: row numbers must be \[0, 5\), got 0 7"),
 ])
 def test_edges_from_file_errors(tmp_path, text, n, match):
     path = tmp_path / "e.txt"

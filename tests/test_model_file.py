@@ -265,6 +265,8 @@ def sv_model(sv_lines, n_features=3, n_sv_plus_1=None, b="0"):
      "an integer below 10^18 (highest feature index)"),
     (SVM_RANK_MODEL.replace("10 # number of training", "1" + "0" * 18 + " # number of training"), 9,
      "an integer below 10^18 (number of training documents)"),
+    (SVM_RANK_MODEL.replace("2 # number of support", "0" * 5000 + "3 # number of support"), 13,
+     "2 support vector lines (truncated model file)"),  # (leading zeros: just 3)
 ])
 def test_bad_model_files(tmp_path, text, line, expected):
     path = write_text(tmp_path, text)

@@ -619,3 +619,17 @@ def test_a_budget_far_below_the_entries(offset, m):
         close(project_topk_box(a, k, r, 1.0), expected, expected)
     np.testing.assert_array_equal(project_knapsack([1e16, 5e15], 0.0, 1.0, 1.0), [1.0, 0.0])
     np.testing.assert_array_equal(project_topk_simplex([1e16, 5e15], 1, 1.0, 1.0), [1.0, 0.0])
+
+
+def test_budgets_and_bounds_far_from_the_entries():
+    """The power-of-two scaling follows the entries, not a budget of another size
+    (r = 1e300 pushed a = 1e-20 into subnormals; a bound that underflowed in the
+    scaled problem came back as 6.6e-24 > hi)."""
+    np.testing.assert_allclose(project_topk_simplex([1e-20, 3e-20, 2e-20], 2, r=1e300),
+                               [1e-20, 3e-20, 2e-20], rtol=1e-15)
+    np.testing.assert_array_equal(project_topk_simplex([3e-300, 1e-300], 1, r=1e40), [3e-300, 1e-300])
+    np.testing.assert_array_equal(project_topk_box([3e-300, 1e-300], 1, r=1e40), [3e-300, 1e-300])
+    np.testing.assert_array_equal(project_topk_simplex([3e300, 1e300], 1, r=1e-300), [0.0, 0.0])
+    x = project_knapsack([1e300, 0.0], 0.0, [1e-300, 1e300], 1.0)
+    assert x[0] <= 1e-300 and x[1] == 1.0
+    assert project_knapsack([1e300, 0.0], 0.0, 1e-300, 1e-300).max() <= 1e-300

@@ -27,7 +27,7 @@ import re
 
 import numpy as np
 
-from .._validation import MAX_MODEL_WEIGHTS, check_matrix, check_vector
+from .._validation import MAX_MODEL_WEIGHTS, check_matrix, check_vector, parse_small_int
 from ..exceptions import InputFormatError
 from .atomic import atomic_write
 from .svmlight import parse_svmlight_bytes, printable, refuse_cr_line_breaks
@@ -200,9 +200,9 @@ def _parse_header(source, lines, header=None):
             continue
         if not _INT.fullmatch(value):
             _fail(source, lineno, f"an integer ({what})", text)
-        if len(value.lstrip("+-0")) > 18:  # (and int() refuses more than 4300 digits)
+        number = parse_small_int(value)
+        if number is None:
             _fail(source, lineno, f"an integer below 10^18 ({what})", text)
-        number = int(value)
         if (kind == "count" and number < 0) or (kind == "positive" and number < 1):
             _fail(source, lineno, f"an integer >= {0 if kind == 'count' else 1} ({what})", text)
         values.append(number)
