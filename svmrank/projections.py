@@ -35,7 +35,8 @@ def _check_a(a):
 def _unit_exponent(*values):
     """e with max|values| * 2**e in [0.5, 1), or 0 when that maximum is 0 or lies
     within 2**±100 (where the kernels are exact up to rounding)."""
-    top = max(float(np.max(np.abs(v))) for v in values)
+    top = max(max(float(v.max()), -float(v.min())) if np.ndim(v) else abs(float(v))
+              for v in values)
     if top == 0.0 or 2.0 ** -100 <= top <= 2.0 ** 100:
         return 0
     return -int(np.frexp(top)[1])
