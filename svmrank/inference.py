@@ -168,14 +168,15 @@ def _centred(scores, relevant, order, offsets):
 
 
 def _check_span(scores, order, offsets):
+    """Refuse a query whose largest and smallest scores differ by more than a double holds."""
     with np.errstate(over="ignore"):
         if np.isfinite(scores.max() - scores.min()):
             return  # (no query spans more than all the scores)
-        starts = offsets[:-1][np.diff(offsets) > 0]
+        starts = offsets[:-1][np.diff(offsets) > 0] - offsets[0]
         if not starts.size:
             return
         s = scores[order[offsets[0]:offsets[-1]]]
-        span = np.maximum.reduceat(s, starts - offsets[0]) - np.minimum.reduceat(s, starts - offsets[0])
+        span = np.maximum.reduceat(s, starts) - np.minimum.reduceat(s, starts)
     if not np.isfinite(span).all():
         raise ValueError("scores: a query's scores span more than the largest double "
                          "(their differences overflow): scale them down")

@@ -128,6 +128,8 @@ def project_topk_cone(a, k, rho=0.0):
     k = _check_k(k, a.shape[0])
     rho = check_positive(rho, "rho", allow_zero=True)
     e = _unit_exponent(a)  # (the cone is scale-invariant)
+    if e == 0:
+        return _topk_fast.topk_cone(a, k, rho)
     return np.ldexp(_topk_fast.topk_cone(np.ldexp(a, e), k, rho), -e)
 
 
