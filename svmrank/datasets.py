@@ -14,9 +14,11 @@ def make_ranking(n_samples=1000, n_features=50, n_queries=1, positive_fraction=0
     ----------
     n_samples, n_features : int
     n_queries : int
-        Samples are split evenly into this many queries (qid 1..n_queries).
+        Samples are split evenly into this many queries (qid 1..n_queries; sizes differ
+        by at most one, and every query has at least two samples).
     positive_fraction : float in (0, 1)
-        Fraction of relevant samples in every query (at least one per query).
+        Fraction of relevant samples in every query (at least one relevant and one
+        non-relevant per query).
     density : float in (0, 1]
         Fraction of non-zero features.
     noise : float
@@ -30,15 +32,24 @@ def make_ranking(n_samples=1000, n_features=50, n_queries=1, positive_fraction=0
     qid : ndarray of int64
     """
     rng = check_random_state(random_state)
+    integers = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                   for v in (n_samples, n_features, n_queries))
+    if not (integers and n_features >= 1 and 1 <= n_queries and 2 * n_queries <= n_samples
+            and 0 < positive_fraction < 1 and 0 < density <= 1 and 0 <= noise < np.inf):
+        raise ValueError("make_ranking: need integers n_features >= 1 and 1 <= n_queries <= "
+                         "n_samples / 2, 0 < positive_fraction < 1, 0 < density <= 1 and a "
+                         "finite noise >= 0")
     X = sp.random(n_samples, n_features, density=density, format="csr", random_state=rng,
                   data_rvs=lambda k: rng.normal(size=k))
     w_true = rng.normal(size=n_features)
     score = X @ w_true + noise * rng.normal(size=n_samples)
-    qid = np.repeat(np.arange(1, n_queries + 1), -(-n_samples // n_queries))[:n_samples].astype(np.int64)
+    sizes = np.full(n_queries, n_samples // n_queries)
+    sizes[:n_samples % n_queries] += 1  # (the first queries take the remainder)
+    qid = np.repeat(np.arange(1, n_queries + 1), sizes).astype(np.int64)
     y = np.zeros(n_samples)
     for q in np.unique(qid):
         idx = np.flatnonzero(qid == q)
-        n_pos = max(1, int(round(positive_fraction * len(idx))))
+        n_pos = min(len(idx) - 1, max(1, int(round(positive_fraction * len(idx)))))
         y[idx[np.argsort(-score[idx], kind="stable")[:n_pos]]] = 1.0
     return X, y, qid
 

@@ -94,6 +94,8 @@ def _true_class_rank(y_true, scores, classes):
     classes = np.arange(m) if classes is None else np.asarray(classes)
     if classes.shape != (m,):
         raise ValueError(f"classes: expected {m} labels (one per score column), got shape {classes.shape}")
+    if len(np.unique(classes)) != m:
+        raise ValueError("classes: expected distinct labels, one per score column")
     y_true = np.asarray(y_true)
     if y_true.shape != (n,):
         raise ValueError(f"y_true: expected shape ({n},), got {y_true.shape}")
@@ -146,7 +148,10 @@ def top_k_accuracies(y_true, scores, ks=None, classes=None):
 def mean_over_queries(metric, y_true, scores, qid=None, **kwargs):
     """Mean of ``metric`` over queries, skipping queries where it is undefined (NaN).
 
-    Returns NaN when it is undefined on every query.
+    Returns NaN when it is undefined on every query. AP and NDCG are defined (1) on a
+    query whose samples are all relevant, ROC area is not; the estimators' ``score``
+    and svm_ap_classify skip every query without a relevant and a non-relevant sample,
+    as training does.
     """
     scores = check_vector(scores, "scores")
     y_true = check_vector(y_true, "y_true", n=scores.shape[0])
@@ -155,8 +160,7 @@ def mean_over_queries(metric, y_true, scores, qid=None, **kwargs):
               for a, b in zip(offsets[:-1], offsets[1:])]
     values = np.array([v for v in values if not np.isnan(v)])
     if not len(values):
-        warnings.warn(f"{getattr(metric, '__name__', 'the metric')} is undefined on every query "
-                      "(none has both a relevant and a non-relevant sample): returning nan",
-                      UserWarning, stacklevel=2)
+        warnings.warn(f"{getattr(metric, '__name__', 'the metric')} is undefined (NaN) on "
+                      "every query: returning nan", UserWarning, stacklevel=2)
         return float("nan")
     return float(values.mean())

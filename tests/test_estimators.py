@@ -107,6 +107,31 @@ def test_ndcg_score_uses_binary_relevance_as_the_loss():
     assert model.score(X, y) != pytest.approx(ndcg(y, model.coef_))
 
 
+def test_a_builtin_loss_object_scores_like_its_name():
+    """loss=svmrank.losses.AP is loss="ap": the same fit and the same score. score took
+    the built-in objects for a user's QSLoss and broke ties by input order."""
+    from svmrank.losses import AP, NDCG, ROC
+    X, y = np.array([[1.0, 0], [0, 1], [1, 1], [0, 0]]), [1, 0, 1, 0]
+    X_tied, y_tied = np.zeros((4, 2)), [0, 0, 1, 1]
+    for name, loss in (("ap", AP), ("ndcg", NDCG), ("roc", ROC)):
+        by_name, by_object = RankSVM(loss=name).fit(X, y), RankSVM(loss=loss).fit(X, y)
+        np.testing.assert_array_equal(by_name.coef_, by_object.coef_)
+        assert by_object.score(X_tied, y_tied) == by_name.score(X_tied, y_tied)
+    assert RankSVM(loss=ROC).fit(X, y).score(X_tied, y_tied) == 0.5  # (ties count half)
+
+
+def test_make_ranking_splits_evenly_and_checks_its_parameters():
+    _, y, qid = make_ranking(n_samples=10, n_features=3, n_queries=4)
+    np.testing.assert_array_equal(np.bincount(qid)[1:], [3, 3, 2, 2])
+    for q in range(1, 5):  # a relevant and a non-relevant sample in every query
+        assert 0 < y[qid == q].sum() < (qid == q).sum()
+    for bad in ({"n_queries": 7}, {"n_queries": 0}, {"n_queries": -1}, {"n_samples": 10.5},
+                {"positive_fraction": 1.0}, {"noise": float("nan")}, {"noise": -1.0},
+                {"n_features": 0}, {"density": 0.0}):
+        with pytest.raises(ValueError, match="^make_ranking: need integers"):
+            make_ranking(**{"n_samples": 10, **bad})
+
+
 def test_refit_without_approx_drops_n_easy():
     X, y, _ = make_ranking(200, 5, random_state=7)
     model = APSVM(C=10.0, approx=50).fit(X, y)
@@ -232,5 +257,5 @@ def test_nan_qid_is_refused_and_an_undefined_score_warns():
     clf = APSVM(C=10.0).fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="qid: contains NaN"):
         clf.score(X, y, qid=bad)
-    with pytest.warns(UserWarning, match="undefined on every query"):
+    with pytest.warns(UserWarning, match=r"undefined \(NaN\) on every query"):
         assert np.isnan(clf.score(X, np.zeros(len(y))))

@@ -322,6 +322,8 @@ def test_top_k_accuracy_with_class_labels_and_errors():
         top_k_accuracy([0, 1], S, 1)
     with pytest.raises(ValueError, match="classes: expected 3 labels"):
         top_k_accuracy([0, 1, 2], S, 1, [0, 1])
+    with pytest.raises(ValueError, match="classes: expected distinct labels"):  # (was silent)
+        top_k_accuracy([1, 1, 2], S, 1, [1, 1, 2])
 
 
 @pytest.mark.parametrize("loss", ["alpha", "beta"])

@@ -4,7 +4,7 @@ import numpy as np
 
 from .._validation import check_matrix, check_positive, check_vector
 from ..learners.cutting_plane import cutting_plane
-from ..losses import QSLoss, get_loss
+from ..losses import get_loss
 from ..metrics import average_precision, mean_over_queries, ndcg, roc_auc
 from ..problems.appx import APPX_BIAS, APPXProblem
 from ..problems.binary import BinaryProblem
@@ -127,10 +127,11 @@ class RankSVM(_CuttingPlaneEstimator):
         relevance y > 0 as in training; 1 − Δ for a user's QSLoss, whose ties keep the
         input order) over the queries with a relevant and a non-relevant sample, as in
         training."""
-        if isinstance(self.loss, QSLoss):
-            measure = lambda y_q, s_q: 1.0 - self.loss.ranking_loss(y_q > 0, s_q)
-        else:
-            scorer = _SCORERS[get_loss(self.loss).name]  # (an unknown name: ValueError)
+        loss = get_loss(self.loss)  # (an unknown name: ValueError)
+        if loss.name not in _SCORERS or get_loss(loss.name) is not loss:  # a user's QSLoss
+            measure = lambda y_q, s_q: 1.0 - loss.ranking_loss(y_q > 0, s_q)
+        else:  # a built-in loss, by name or as svmrank.losses.AP / NDCG / ROC
+            scorer = _SCORERS[loss.name]
             # binary relevance, as the loss has it (svmrank.metrics.ndcg for graded gains)
             measure = lambda y_q, s_q: scorer((y_q > 0).astype(np.float64), s_q)
             measure.__name__ = scorer.__name__
