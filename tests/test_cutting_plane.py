@@ -125,6 +125,12 @@ def test_sign_bounds_and_hard_constraints():
     free_opt, w_free = exact_primal(planes, C, 3)
     flip = int(np.argmax(w_free))  # force the largest positive weight to be <= 0
     res = cutting_plane(RankingProblem(X, y), C, epsilon=1e-6, nonpositive=[flip])
+    for bad, match in (([3], r"nonpositive: indices must lie in \[0, 3\)"),
+                       (np.arange(3) == flip, "nonpositive: expected integer coordinates, got "
+                                              "dtype bool"),  # (read as [0, 1] before)
+                       ([0.5], "expected integer coordinates, got dtype float64")):
+        with pytest.raises(ValueError, match=match):
+            cutting_plane(RankingProblem(X, y), C, nonpositive=bad)
     bounds = [(None, None)] * 3
     bounds[flip] = (None, 0.0)
     exact, _ = exact_primal(planes, C, 3, bounds=bounds)

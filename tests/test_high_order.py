@@ -258,6 +258,12 @@ def test_model_file_round_trip_and_console_scripts(tmp_path, capsys):
         scores = np.loadtxt(tmp_path / "out.txt")
         model = from_linear_model(read_model(tmp_path / "hob.model"))
         assert np.allclose(scores, model.decision_function(X, edges=E), atol=1e-6)
+    capsys.readouterr()  # both links options: one would be ignored silently, so refused
+    assert ap_classify.main(["--groups", "img", "--edges", str(tmp_path / "train.edges"), "-v",
+                             "0", str(tmp_path / "train.dat"), str(tmp_path / "hob.model"),
+                             str(tmp_path / "both.txt")]) == 2
+    assert "--edges and --groups: give one of them" in capsys.readouterr().err
+    assert not (tmp_path / "both.txt").exists()
     assert ap_learn.main(["--model", "hob", "-v", "0", str(tmp_path / "train.dat"),
                           str(tmp_path / "x.model")]) == 2
     # without the links, a high-order model scores by its unary part: said, not silent

@@ -64,6 +64,8 @@ def classify(argv):
     high_order = model.metadata.get("model") in ("hob", "hoap")
     if (args.edges or args.groups) and (not high_order or args.latent):
         raise CLIError("--edges and --groups need a high-order model (svm_ap_learn --model)")
+    if args.edges and args.groups:
+        raise CLIError("--edges and --groups: give one of them")
     by_comment = {"return_comments": True} if args.groups not in (None, "qid") else {}
     X, y, qid, *rest = load(args.example_file, n_features=model.n_features,
                             ignore_extra_features=True, **by_comment)

@@ -90,23 +90,23 @@ def build_parser():
     p.add_argument("--model", choices=["hob", "hoap"], default=None,
                    help="high-order ranking (Dokania et al. 2014) over linked examples: "
                         "HOB-SVM or HOAP-SVM")
-    p.add_argument("--eta", type=float, default=1.0, metavar="float",
+    p.add_argument("--eta", type=float, default=None, metavar="float",
                    help="with --model: weight of the pairwise term (default 1; 0: none)")
-    p.add_argument("--pairwise-features", default="all", metavar="LIST",
+    p.add_argument("--pairwise-features", default=None, metavar="LIST",
                    help="with --model: features of the pairwise term, 'all' (default), "
                         "'none' (only the constant bias feature: a learned Potts term) or "
                         "comma-separated 1-based feature numbers, e.g. 1,5,7")
     p.add_argument("-j", dest="J", type=positive_float("-j"), default=None, metavar="float",
                    help="cost factor of errors on positive examples (SVM-light's -j): "
                         "latent SVM's J (default 1) and HOB-SVM's J (default |N|/|P|)")
-    p.add_argument("--robust", type=float, default=0.0, metavar="FRACTION",
+    p.add_argument("--robust", type=float, default=None, metavar="FRACTION",
                    help="with --latent -l 2: ignore this fraction (0 <= c < 1) of the "
                         "negative candidates, the most confusing (those whose removal "
                         "lowers the objective most), one kept per example (default 0)")
-    p.add_argument("--n-init", type=int, default=1, metavar="int",
+    p.add_argument("--n-init", type=int, default=None, metavar="int",
                    help="with --latent: random initialisations, the best objective wins "
                         "(default 1)")
-    p.add_argument("--seed", type=int, default=0, metavar="int",
+    p.add_argument("--seed", type=int, default=None, metavar="int",
                    help="with --latent: seed of the random initialisations (default 0)")
     p.add_argument("--edges", metavar="FILE", default=None,
                    help="with --model: links, 'u v' per line (0-based example rows)")
@@ -148,6 +148,28 @@ def parse_options(argv):
     if args.approx is not None and not 0 <= args.approx <= 100:
         raise CLIError(f"--approx: expected a percentage in [0, 100], got {args.approx:g}")
     args.loss = LOSS_CODES[args.l]
+    if (args.edges or args.groups) and not args.model:
+        raise CLIError("--edges and --groups need --model hob or hoap")
+    if args.model and not (args.edges or args.groups):
+        raise CLIError(f"--model {args.model} needs --edges FILE or --groups KEY")
+    if args.edges and args.groups:
+        raise CLIError("--edges and --groups: give one of them")
+    if args.model and (args.latent or args.approx is not None):
+        raise CLIError("--model cannot be combined with --latent or --approx")
+    # the options of one mode are refused without it, even at their default value
+    if not args.model and (args.eta is not None or args.pairwise_features is not None):
+        raise CLIError("--eta and --pairwise-features need --model hob or hoap")
+    latent_svm = args.latent and args.loss == "error"
+    if args.J is not None and not (latent_svm or args.model == "hob"):
+        raise CLIError("-j needs --latent -l 2 (latent SVM) or --model hob")
+    if args.robust is not None and not latent_svm:
+        raise CLIError("--robust needs --latent -l 2 (latent SVM)")
+    if (args.n_init is not None or args.seed is not None) and not args.latent:
+        raise CLIError("--n-init and --seed need --latent")
+    for name, default in (("eta", 1.0), ("pairwise_features", "all"), ("robust", 0.0),
+                          ("n_init", 1), ("seed", 0)):
+        if getattr(args, name) is None:
+            setattr(args, name, default)
     if not (args.eta >= 0 and math.isfinite(args.eta)):
         raise CLIError(f"--eta: expected a finite value >= 0, got {args.eta}")
     if not 0 <= args.robust < 1:
@@ -155,21 +177,6 @@ def parse_options(argv):
     if args.n_init < 1:
         raise CLIError(f"--n-init: expected a positive number, got {args.n_init}")
     args.pairwise = parse_feature_list(args.pairwise_features)
-    if (args.edges or args.groups) and not args.model:
-        raise CLIError("--edges and --groups need --model hob or hoap")
-    if args.model and not (args.edges or args.groups):
-        raise CLIError(f"--model {args.model} needs --edges FILE or --groups KEY")
-    if args.model and (args.latent or args.approx is not None):
-        raise CLIError("--model cannot be combined with --latent or --approx")
-    if not args.model and (args.eta != 1.0 or args.pairwise_features != "all"):
-        raise CLIError("--eta and --pairwise-features need --model hob or hoap")
-    latent_svm = args.latent and args.loss == "error"
-    if args.J is not None and not (latent_svm or args.model == "hob"):
-        raise CLIError("-j needs --latent -l 2 (latent SVM) or --model hob")
-    if args.robust and not latent_svm:
-        raise CLIError("--robust needs --latent -l 2 (latent SVM)")
-    if (args.n_init != 1 or args.seed != 0) and not args.latent:
-        raise CLIError("--n-init and --seed need --latent")
     if args.seed < 0:
         raise CLIError(f"--seed: expected an integer >= 0, got {args.seed}")
     if args.lai in SEARCH_METHODS and args.loss not in SEARCH_LOSSES and args.loss != "error":

@@ -147,7 +147,10 @@ def _check_nonpositive(nonpositive, n_features):
     """Sorted unique coordinates of w bounded above by 0, or None."""
     if nonpositive is None:
         return None
-    idx = np.unique(np.asarray(nonpositive, dtype=np.int64).ravel())
+    raw = np.asarray(nonpositive)
+    if raw.size and raw.dtype.kind not in "iu":  # (a boolean mask would be read as 0/1)
+        raise ValueError(f"nonpositive: expected integer coordinates, got dtype {raw.dtype}")
+    idx = np.unique(raw.astype(np.int64).ravel())
     if idx.size and (idx.min() < 0 or idx.max() >= n_features):
         raise ValueError(f"nonpositive: indices must lie in [0, {n_features})")
     return idx
