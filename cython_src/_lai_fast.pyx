@@ -15,7 +15,7 @@
 # give the same maximiser whatever the order of the floating-point sums. The scans keep
 # f_j(i) - max f_j as the sum of the steps since the maximum (gap_add), so the steps
 # before it, which may be huge, do not round the comparison.
-from libc.math cimport log2, NAN, INFINITY, fabs
+from libc.math cimport log2, NAN, INFINITY, fabs, isfinite
 from libc.stdlib cimport malloc, free, qsort
 from libc.stdint cimport PTRDIFF_MAX as PY_SSIZE_T_MAX
 
@@ -1016,6 +1016,34 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
         raise errors[0]
 
 
+cdef inline double _min2(double x, double y) noexcept nogil:
+    return x if x < y else y
+
+
+cdef inline double _max2(double x, double y) noexcept nogil:
+    return x if x > y else y
+
+
+cdef void _class_ranges(const double* scores, const unsigned char* relevant,
+                        const Py_ssize_t* order, Py_ssize_t start, Py_ssize_t end,
+                        double* r) noexcept nogil:
+    # r = [lowest, highest positive, lowest, highest negative] (inf, -inf when none) of
+    # rows order[start:end], or of rows start..end-1 when order is NULL (the ranges do
+    # not depend on the order the rows are read in)
+    cdef double lp = INFINITY, hp = -INFINITY, ln = INFINITY, hn = -INFINITY, s
+    cdef Py_ssize_t k, i
+    for k in range(start, end):
+        i = k if order == NULL else order[k]
+        s = scores[i]
+        if relevant[i]:
+            lp = _min2(lp, s)
+            hp = _max2(hp, s)
+        else:
+            ln = _min2(ln, s)
+            hn = _max2(hn, s)
+    r[0], r[1], r[2], r[3] = lp, hp, ln, hn
+
+
 def query_shifts(const double[::1] scores, const unsigned char[::1] relevant,
                  const Py_ssize_t[::1] order, const Py_ssize_t[::1] offsets,
                  double[::1] shift):
@@ -1023,30 +1051,33 @@ def query_shifts(const double[::1] scores, const unsigned char[::1] relevant,
     between a = max(lowest positive, lowest negative) and b = min(highest positive,
     highest negative), the contested samples lie; shift[q] = (a + b) / 2 when that
     midpoint is farther from 0 than |a - b| / 2, else 0 (also for a query without
-    positives or negatives). See svmrank.inference._centred. Returns whether any query
-    is shifted."""
-    cdef Py_ssize_t q, k
-    cdef double lo_p, hi_p, lo_n, hi_n, a, b, mid, s
-    cdef bint shifted = False
+    positives or negatives). See svmrank.inference._centred. Returns -1 when some
+    query's scores span more than the largest double (max - min overflows), else
+    whether any query is shifted (1 or 0)."""
+    cdef Py_ssize_t q, n = scores.shape[0]
+    cdef double a, b, mid
+    cdef double r[4]
+    cdef int status = 0
+    # one query of every row: read the rows in place, not through order (half the bytes)
+    cdef bint all_rows = offsets.shape[0] == 2 and offsets[0] == 0 and offsets[1] == n
     with nogil:
         for q in range(offsets.shape[0] - 1):
             shift[q] = 0.0
-            lo_p = lo_n = INFINITY
-            hi_p = hi_n = -INFINITY
-            for k in range(offsets[q], offsets[q + 1]):
-                s = scores[order[k]]
-                if relevant[order[k]]:
-                    lo_p = s if s < lo_p else lo_p
-                    hi_p = s if s > hi_p else hi_p
-                else:
-                    lo_n = s if s < lo_n else lo_n
-                    hi_n = s if s > hi_n else hi_n
-            if lo_p == INFINITY or lo_n == INFINITY:
+            if offsets[q + 1] == offsets[q]:
                 continue
-            a = lo_p if lo_p > lo_n else lo_n
-            b = hi_p if hi_p < hi_n else hi_n
+            if all_rows:
+                _class_ranges(&scores[0], &relevant[0], NULL, 0, n, r)
+            else:
+                _class_ranges(&scores[0], &relevant[0], &order[0], offsets[q], offsets[q + 1], r)
+            if not isfinite(_max2(r[1], r[3]) - _min2(r[0], r[2])):
+                status = -1
+                break
+            if r[0] == INFINITY or r[2] == INFINITY:
+                continue
+            a = _max2(r[0], r[2])
+            b = _min2(r[1], r[3])
             mid = 0.5 * a + 0.5 * b
             if 0.5 * fabs(mid) > fabs(0.5 * a - 0.5 * b):
                 shift[q] = mid
-                shifted = True
-    return shifted
+                status = 1
+    return status

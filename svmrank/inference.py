@@ -38,6 +38,7 @@ differences matter, a query whose classes meet far from 0 (1e14 plus small diffe
 is first shifted by the midpoint of the region where they meet, so that the tolerance
 follows the spread of the contested scores, not their offset.
 """
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,9 +158,12 @@ def _centred(scores, relevant, order, offsets):
     (±1e308) is refused: its objective and the shifted scores would overflow."""
     if not len(scores):
         return scores
-    _check_span(scores, order, offsets)
     shift = np.empty(len(offsets) - 1)
-    if not _lai_fast.query_shifts(scores, relevant.view(np.uint8), order, offsets, shift):
+    status = _lai_fast.query_shifts(scores, relevant.view(np.uint8), order, offsets, shift)
+    if status < 0:
+        raise ValueError("scores: a query's scores span more than the largest double "
+                         "(their differences overflow): scale them down")
+    if status == 0:
         return scores
     out = scores.copy()
     rows = order[offsets[0]:offsets[-1]]
@@ -167,22 +171,19 @@ def _centred(scores, relevant, order, offsets):
     return out
 
 
-def _check_span(scores, order, offsets):
-    """Refuse a query whose largest and smallest scores differ by more than a double holds."""
-    with np.errstate(over="ignore"):
-        if np.isfinite(scores.max() - scores.min()):
-            return  # (no query spans more than all the scores)
-        starts = offsets[:-1][np.diff(offsets) > 0] - offsets[0]
-        if not starts.size:
-            return
-        s = scores[order[offsets[0]:offsets[-1]]]
-        span = np.maximum.reduceat(s, starts) - np.minimum.reduceat(s, starts)
-    if not np.isfinite(span).all():
-        raise ValueError("scores: a query's scores span more than the largest double "
-                         "(their differences overflow): scale them down")
+_SCRATCH = threading.local()  # per thread: the ranks of calls that do not return them
 
 
-def _run(scores, relevant, segments, loss, method_code):
+def _scratch_ranks(n):
+    """A reused intp array of length n (fresh pages for a discarded 8n-byte output cost
+    the learner's inference calls about as much as a pass over the scores)."""
+    buf = getattr(_SCRATCH, "ranks", None)
+    if buf is None or buf.shape[0] < n:
+        buf = _SCRATCH.ranks = np.empty(n, dtype=np.intp)
+    return buf[:n]
+
+
+def _run(scores, relevant, segments, loss, method_code, keep_ranks=True):
     n = scores.shape[0]
     order, offsets = segments if segments is not None else query_segments(None, n)
     order = order.astype(np.intp, copy=False)
@@ -190,7 +191,7 @@ def _run(scores, relevant, segments, loss, method_code):
     scores = _centred(scores, relevant, order, offsets)
     n_queries = len(offsets) - 1
     coef = np.empty(n)
-    ranks = np.empty(n, dtype=np.intp)
+    ranks = np.empty(n, dtype=np.intp) if keep_ranks else _scratch_ranks(n)
     losses = np.empty(n_queries)
     objectives = np.empty(n_queries)
     rel8 = relevant.view(np.uint8)
@@ -257,5 +258,5 @@ def lai_queries(scores, relevant, order, offsets, loss="ap", method="qs"):
     """
     loss_obj = get_loss(loss)
     coef, _, losses, objectives = _run(scores, relevant, (order, offsets), loss_obj,
-                                       check_method(method, loss_obj))
+                                       check_method(method, loss_obj), keep_ranks=False)
     return coef, losses, objectives
