@@ -251,16 +251,15 @@ def inference_table(args):
         binary.set_state(binary.impute(np.r_[w, 0.0]))
         s = latent.scores(w)
         rel_rows = y > 0
-        order_rows, off_rows = np.arange(len(s), dtype=np.int64), np.array([0, len(s)], np.int64)
-        order_bags = np.arange(index.n_bags, dtype=np.int64)
+        off_rows = np.array([0, len(s)], np.int64)  # rows in place, as the learners call it
         off_bags = np.array([0, index.n_bags], np.int64)
 
         def latent_lai():
             _, values = index.argmax(s, known=latent.state)
-            lai_queries(values, latent.relevant, order_bags, off_bags, "ap", "qs")
+            lai_queries(values, latent.relevant, None, off_bags, "ap", "qs")
 
         def supervised_lai():
-            lai_queries(s, rel_rows, order_rows, off_rows, "ap", "qs")
+            lai_queries(s, rel_rows, None, off_rows, "ap", "qs")
 
         t_lat, t_sup = best_time(latent_lai), best_time(supervised_lai)
         t_lat_mv = best_time(lambda: latent.most_violated(w))

@@ -70,7 +70,19 @@ cdef struct Ctx:
     double* ubuf      # user-loss steps of the negative being scanned, by i
     void* user        # the user-loss step provider (a Python callable), or NULL
     void* errors      # a list of this call's own: the exception a step raised goes there
-    int error
+    int error         # ERR_USER: a user step raised; ERR_SPAN: a query's scores overflow
+    double shift      # subtracted from every score of the query (infer_one)
+    bint keep_ranks   # write every negative's rank (else only where the method needs them)
+
+
+cdef enum:
+    ERR_USER = 1
+    ERR_SPAN = 2
+
+
+cdef inline Py_ssize_t row_at(const Py_ssize_t* rows, Py_ssize_t base, Py_ssize_t k) noexcept nogil:
+    """Row of the k-th sample of a query: rows[k], or base + k for rows in place (NULL)."""
+    return base + k if rows == NULL else rows[k]
 
 
 cdef inline double discount(double position) noexcept nogil:
@@ -101,8 +113,8 @@ cdef inline bint certain(double s, double lo, double hi, double w) noexcept nogi
 
 
 cdef double contested_scale(Ctx* c, const double* scores, const unsigned char* rel,
-                            const Py_ssize_t* rows, Py_ssize_t n, double neg_lo,
-                            double neg_hi, double w) noexcept nogil:
+                            const Py_ssize_t* rows, Py_ssize_t base, Py_ssize_t n,
+                            double neg_lo, double neg_hi, double w) noexcept nogil:
     """Largest |score| of the samples whose steps are not all of a certain sign: those
     within w = 2 dmax / scale score units (twice the largest loss step) of the other
     class's range. A positive above it always raises f_j (a new maximum, the gap restarts), a
@@ -111,10 +123,11 @@ cdef double contested_scale(Ctx* c, const double* scores, const unsigned char* r
     tolerance, and their magnitudes never enter a gap that is compared with it."""
     cdef double big = 0.0, s
     cdef double pos_hi = c.pos[0].s, pos_lo = c.pos[c.P - 1].s
-    cdef Py_ssize_t k
+    cdef Py_ssize_t k, row
     for k in range(n):
-        s = scores[rows[k]]
-        if rel[rows[k]]:
+        row = row_at(rows, base, k)
+        s = scores[row] - c.shift
+        if rel[row]:
             if not certain(s, neg_lo, neg_hi, w):
                 big = fabs(s) if fabs(s) > big else big
         elif not certain(s, pos_lo, pos_hi, w):
@@ -152,7 +165,7 @@ cdef int fill_user(Ctx* c, Py_ssize_t j, Py_ssize_t lo, Py_ssize_t hi) noexcept 
                 c.ubuf[i] = values[i - lo]
         except BaseException as exc:
             (<list> c.errors).append(exc)
-            c.error = 1
+            c.error = ERR_USER
             for i in range(lo, hi):
                 c.ubuf[i] = 0.0
     return c.error
@@ -580,8 +593,9 @@ cdef struct Buckets:
 
 
 cdef Py_ssize_t bucket_range(const double* scores, const unsigned char* rel,
-                             const Py_ssize_t* rows, Py_ssize_t n, unsigned long long* rng,
-                             double* top, double* scale) noexcept nogil:
+                             const Py_ssize_t* rows, Py_ssize_t base, Py_ssize_t n,
+                             double shift, unsigned long long* rng, double* top,
+                             double* scale) noexcept nogil:
     """Bucket table size K for a query of n samples, and the map of a score s to its
     bucket min(K - 1, max(0, (top - s) * scale)) (equal widths over the range of a random
     sample of the negatives; scores outside it go to the end buckets). The map is
@@ -591,9 +605,9 @@ cdef Py_ssize_t bucket_range(const double* scores, const unsigned char* rel,
     cdef Py_ssize_t K = min(bucket_count(n), BUCKET_MAX - 1), got = 0, tries, row
     cdef double lo = INFINITY, hi = -INFINITY, s
     for tries in range(4 * SAMPLE):
-        row = rows[<Py_ssize_t>(xorshift(rng) % <unsigned long long>n)]
+        row = row_at(rows, base, <Py_ssize_t>(xorshift(rng) % <unsigned long long>n))
         if not rel[row]:
-            s = scores[row]
+            s = scores[row] - shift
             lo = s if s < lo else lo
             hi = s if s > hi else hi
             got += 1
@@ -609,7 +623,8 @@ cdef Py_ssize_t bucket_range(const double* scores, const unsigned char* rel,
 
 
 cdef double qs_buckets(Ctx* c, const double* scores, const unsigned char* rel,
-                       const Py_ssize_t* rows, Py_ssize_t n, int order, Py_ssize_t K,
+                       const Py_ssize_t* rows, Py_ssize_t base, Py_ssize_t n, int order,
+                       Py_ssize_t K,
                        double last_s, Item* neg, Item* scratch, unsigned char* bid,
                        Buckets* bk, unsigned long long* rng, double* coef,
                        Py_ssize_t* ranks, Py_ssize_t* count, double* coefr) noexcept nogil:
@@ -627,14 +642,15 @@ cdef double qs_buckets(Ctx* c, const double* scores, const unsigned char* rel,
     Then coef and ranks of every negative, in input order; returns F's negative part
     sum_k coef[row] * s[row], summed in input order as infer_one does.
 
-    order: 2 if rows[k] = rows[0] + k, 1 if rows increase, else 0. When rows increase
+    order: 2 if rows[k] = base + k (rows NULL: always), 1 if rows increase, else 0.
+    Scores are read less c.shift. When rows increase
     the gathered negatives are numbered in input order, which is also their row order
     (the tie order), and the number replaces the row in the recursion: their ranks go to
     the compact bk.rk and are read back in order, instead of to and from random rows."""
     cdef Py_ssize_t b, t, M = 0, T, start = 0, P = c.P, N = c.N, k, row, v, r, nmix = 0
-    cdef Py_ssize_t first, last, hi_r, i, joff, base = rows[0], g = 0, nl = 0
-    cdef bint mix
-    cdef double f_score = 0.0, pn = c.pn
+    cdef Py_ssize_t first, last, hi_r, i, joff, g = 0, nl = 0
+    cdef bint mix, keep = c.keep_ranks
+    cdef double f_score = 0.0, pn = c.pn, shift = c.shift
     cdef unsigned short* keys = bk.keys
     cdef int* brank = bk.brank
     cdef unsigned int kb
@@ -686,7 +702,7 @@ cdef double qs_buckets(Ctx* c, const double* scores, const unsigned char* rel,
             row = base + k if order == 2 else rows[k]
             kb = keys[k]
             v = bk.fill[kb]
-            neg[v].s = scores[row]
+            neg[v].s = scores[row] - shift
             neg[v].idx = i if order else row
             bk.fill[kb] = v + 1
         for t in range(M):
@@ -730,9 +746,10 @@ cdef double qs_buckets(Ctx* c, const double* scores, const unsigned char* rel,
                 mix = r < 0
                 r = rk[g] if mix else r
                 g += mix
-                ranks[base + k] = r
+                if keep:
+                    ranks[base + k] = r
                 coef[base + k] = coefr[r]
-                f_score += coefr[r] * scores[base + k]
+                f_score += coefr[r] * (scores[base + k] - shift)
     else:
         for k in range(n):
             kb = keys[k]
@@ -745,71 +762,115 @@ cdef double qs_buckets(Ctx* c, const double* scores, const unsigned char* rel,
                         g += 1
                     else:
                         r = ranks[row]
-                ranks[row] = r
+                if keep:
+                    ranks[row] = r
                 coef[row] = coefr[r]
-                f_score += coefr[r] * scores[row]
+                f_score += coefr[r] * (scores[row] - shift)
     return f_score
 
 
 cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
-                      const Py_ssize_t* rows, Py_ssize_t n, int method, double dmax,
-                      double* coef, Py_ssize_t* ranks, double* objective, Item* pos,
-                      Item* neg, Py_ssize_t* opt, Py_ssize_t* count,
+                      const Py_ssize_t* rows, Py_ssize_t base, Py_ssize_t n, int method,
+                      double dmax, double* coef, Py_ssize_t* ranks, double* objective,
+                      Item* pos, Item* neg, Py_ssize_t* opt, Py_ssize_t* count,
                       double* dtab, Item* scratch, unsigned char* bid,
                       Buckets* bk) noexcept nogil:
-    """Most violated ranking of one query (rows[0..n-1] index scores/rel/coef/ranks).
+    """Most violated ranking of one query, whose k-th sample is row_at(rows, base, k)
+    (it indexes scores/rel/coef/ranks).
 
-    Writes coef[rows[k]], ranks[rows[k]] (a negative's interleaving rank, 0 for a
-    positive) and *objective; returns the loss (NaN, coef 0, when the query
-    has no positive or no negative; 0 for a user loss, whose value the caller adds)."""
-    cdef Py_ssize_t k, i, j, P = 0, N = 0, above, row, K = 0
-    cdef double ndcg_norm = 0.0, loss_value = 0.0, f_score = 0.0, pn, neg_hi = -INFINITY
-    cdef double biggest = 0.0, w
-    cdef double s, t, top = 0.0, scale = 0.0, kmax, last_s = INFINITY
+    Writes coef[row], ranks[row] (a negative's interleaving rank, 0 for a positive)
+    and *objective; returns the loss (NaN, coef 0, when the query has no positive or no
+    negative; 0 for a user loss, whose value the caller adds). Sets c.shift, the
+    midpoint of the region where the two classes meet when it is farther from 0 than
+    the region is wide, and reads every score less it; sets c.error = ERR_SPAN when
+    the query's scores span more than the largest double.
+
+    The inference depends on score differences only, while the tie tolerance grows
+    with the |score| of the contested samples, which lie in that region: under a large
+    offset (1e14 plus small differences) it would count whole loss steps as ties. The
+    shift keeps order and ties (rounding is monotone) and is exact for scores within a
+    factor 2 of the midpoint; samples far from the region decide nothing by a tie. The
+    first pass reads the scores as they are and finds the classes' ranges; when the
+    query needs a shift, it is read again, shifted."""
+    cdef Py_ssize_t k, i, j, P, N, above, row, K
+    cdef double ndcg_norm = 0.0, loss_value = 0.0, f_score = 0.0, pn, neg_hi
+    cdef double biggest, w, pos_lo, pos_hi, a, mid
+    cdef double s, t, top = 0.0, scale = 0.0, kmax, last_s, shift = 0.0
     cdef unsigned int b
-    cdef int order = 2
-    cdef unsigned long long rng = 0x9E3779B97F4A7C15ULL
-    if method == 0 and n >= BUCKET_MIN_N and bk.keys != NULL:
-        K = bucket_range(scores, rel, rows, n, &rng, &top, &scale)
-    if K:  # qs: positives, and every negative's bucket (see qs_buckets)
-        kmax = K - 1.0
-        for b in range(K):
-            bk.bkt[b].cnt = 0
-            bk.bkt[b].top = -INFINITY
-        for k in range(n):
-            row = rows[k]
-            if order != 2 or row != rows[0] + k:  # (not taken while rows are contiguous)
-                order = 1 if order and row > rows[k - 1] else 0
-            s = scores[row]
-            if rel[row]:
-                pos[P].s = s; pos[P].idx = row; P += 1
-                bk.keys[k] = <unsigned short> K
-            else:
-                t = (top - s) * scale  # monotone in s, rounding included
-                t = t if t > 0.0 else 0.0
-                t = t if t < kmax else kmax
-                b = <unsigned int> t
-                bk.keys[k] = <unsigned short> b
-                bk.bkt[b].cnt += 1
-                bk.bkt[b].top = s if s > bk.bkt[b].top else bk.bkt[b].top
-                last_s = s if s < last_s else last_s
-                neg_hi = s if s > neg_hi else neg_hi
-                N += 1
-            biggest = max(biggest, fabs(s))
-    else:
-        for k in range(n):
-            if rel[rows[k]]:
-                pos[P].s = scores[rows[k]]; pos[P].idx = rows[k]; P += 1
-            else:
-                neg[N].s = scores[rows[k]]; neg[N].idx = rows[k]; N += 1
-                s = neg[N - 1].s
-                last_s = s if s < last_s else last_s
-                neg_hi = s if s > neg_hi else neg_hi
-            biggest = max(biggest, fabs(scores[rows[k]]))
+    cdef int order
+    cdef unsigned long long rng
+    cdef bint again = True
+    while again:
+        again = False
+        P = N = K = 0
+        order = 2
+        rng = 0x9E3779B97F4A7C15ULL
+        biggest = 0.0
+        last_s = pos_lo = INFINITY
+        neg_hi = pos_hi = -INFINITY
+        if method == 0 and n >= BUCKET_MIN_N and bk.keys != NULL:
+            K = bucket_range(scores, rel, rows, base, n, shift, &rng, &top, &scale)
+        if K:  # qs: positives, and every negative's bucket (see qs_buckets)
+            kmax = K - 1.0
+            for b in range(K):
+                bk.bkt[b].cnt = 0
+                bk.bkt[b].top = -INFINITY
+            for k in range(n):
+                if rows == NULL:
+                    row = base + k
+                else:
+                    row = rows[k]
+                    if order != 2 or row != rows[0] + k:  # (not taken while rows are contiguous)
+                        order = 1 if order and row > rows[k - 1] else 0
+                s = scores[row] - shift
+                if rel[row]:
+                    pos[P].s = s; pos[P].idx = row; P += 1
+                    pos_lo = s if s < pos_lo else pos_lo
+                    pos_hi = s if s > pos_hi else pos_hi
+                    bk.keys[k] = <unsigned short> K
+                else:
+                    t = (top - s) * scale  # monotone in s, rounding included
+                    t = t if t > 0.0 else 0.0
+                    t = t if t < kmax else kmax
+                    b = <unsigned int> t
+                    bk.keys[k] = <unsigned short> b
+                    bk.bkt[b].cnt += 1
+                    bk.bkt[b].top = s if s > bk.bkt[b].top else bk.bkt[b].top
+                    last_s = s if s < last_s else last_s
+                    neg_hi = s if s > neg_hi else neg_hi
+                    N += 1
+                biggest = max(biggest, fabs(s))
+        else:
+            for k in range(n):
+                row = row_at(rows, base, k)
+                s = scores[row] - shift
+                if rel[row]:
+                    pos[P].s = s; pos[P].idx = row; P += 1
+                    pos_lo = s if s < pos_lo else pos_lo
+                    pos_hi = s if s > pos_hi else pos_hi
+                else:
+                    neg[N].s = s; neg[N].idx = row; N += 1
+                    last_s = s if s < last_s else last_s
+                    neg_hi = s if s > neg_hi else neg_hi
+                biggest = max(biggest, fabs(s))
+        if shift == 0.0:  # the first pass: the ranges of the scores as given
+            if not isfinite(max(pos_hi, neg_hi) - min(pos_lo, last_s)):
+                c.error = ERR_SPAN
+                objective[0] = NAN
+                return NAN
+            if P and N:
+                a = max(pos_lo, last_s)
+                t = min(pos_hi, neg_hi)
+                mid = 0.5 * a + 0.5 * t
+                if 0.5 * fabs(mid) > fabs(0.5 * a - 0.5 * t):
+                    shift = mid
+                    again = True
+    c.shift = shift
     if P == 0 or N == 0:
         for k in range(n):
-            coef[rows[k]] = 0.0
-            ranks[rows[k]] = 0
+            row = row_at(rows, base, k)
+            coef[row] = 0.0
+            ranks[row] = 0
         objective[0] = NAN
         return NAN
     pn = <double>P * N
@@ -840,13 +901,14 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
     if (certain(pos[0].s, last_s, neg_hi, w) or certain(pos[P - 1].s, last_s, neg_hi, w)
             or certain(neg_hi, pos[P - 1].s, pos[0].s, w)
             or certain(last_s, pos[P - 1].s, pos[0].s, w)):
-        biggest = contested_scale(c, scores, rel, rows, n, last_s, neg_hi, w)
+        biggest = contested_scale(c, scores, rel, rows, base, n, last_s, neg_hi, w)
     c.tau = (TIE_ULPS * EPS * (P + 1.0)) * (2.0 * c.scale) * biggest \
         + (TIE_ULPS * EPS * (P + 1.0)) * dmax
     for i in range(P + 2):
         count[i] = 0
     if K:
-        f_score = qs_buckets(c, scores, rel, rows, n, order, K, last_s, neg, scratch, bid,
+        f_score = qs_buckets(c, scores, rel, rows, base if rows == NULL else rows[0], n,
+                             order, K, last_s, neg, scratch, bid,
                              bk, &rng, coef, ranks, count, dtab)
     else:
         if method == 0:
@@ -872,10 +934,10 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
                 count[opt[j]] += 1
         # negatives' coefficients (2018 supplement Lemma 8), rows in input order
         for k in range(n):
-            row = rows[k]
+            row = row_at(rows, base, k)
             if not rel[row]:
                 coef[row] = (P + 2.0 - 2.0 * ranks[row]) / pn
-                f_score += coef[row] * scores[row]
+                f_score += coef[row] * (scores[row] - shift)
     above = 0  # negatives ranked above the current positive
     for i in range(1, P + 1):
         above += count[i]
@@ -907,13 +969,18 @@ WORKSPACE_CAP = 1 << 28  # bytes of work arrays kept between calls (256 MB)
 def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
                 const Py_ssize_t[::1] order, const Py_ssize_t[::1] offsets,
                 int loss, int method, double[::1] coef, Py_ssize_t[::1] ranks,
-                double[::1] losses, double[::1] objectives, user_steps=None,
-                double user_dmax=0.0):
+                double[::1] losses, double[::1] objectives, double[::1] shifts,
+                bint keep_ranks=True, user_steps=None, double user_dmax=0.0):
     """Loss-augmented inference for every query.
 
-    Query q is rows order[offsets[q]:offsets[q+1]]. Fills coef and ranks (input order;
-    ranks holds each negative's interleaving rank, 0 for positives), and the
-    per-query losses and objectives (NaN for a query without positives or negatives).
+    Query q is rows order[offsets[q]:offsets[q+1]], or rows offsets[q]..offsets[q+1]-1
+    in place when order is None (the learners' layout: no index array to read). Fills
+    coef and ranks (input order; ranks holds each negative's interleaving rank, 0 for
+    positives; with keep_ranks false they are scratch, written only where a method
+    needs them), the per-query losses and objectives (NaN for a query without
+    positives or negatives), and the per-query shifts subtracted from the scores (see
+    infer_one; objectives are of the shifted scores). Raises ValueError when a query's
+    scores span more than the largest double.
     For loss = LOSS_USER, ``user_steps(lo, hi, j, P, N)`` returns the float64 array of
     delta_j(i+1) - delta_j(i) for i in lo..hi-1, ``user_dmax`` bounds their size, and
     the returned losses are 0 (objectives hold F only): the caller adds the loss.
@@ -935,6 +1002,8 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
     cdef unsigned char* bid
     cdef Buckets bk
     cdef list errors = []
+    cdef const Py_ssize_t* rows
+    cdef const Py_ssize_t* order_ptr = NULL
     if loss == LOSS_USER and user_steps is None:
         raise ValueError("loss: a user loss needs its step provider")
     for q in range(n_queries):
@@ -991,16 +1060,24 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
         c.user = <void*> user_steps
         c.errors = <void*> errors
         c.error = 0
+        c.keep_ranks = keep_ranks
+        if order is not None and order.shape[0]:
+            order_ptr = &order[0]
         with nogil:
             for q in range(n_queries):
                 size = offsets[q + 1] - offsets[q]
+                shifts[q] = 0.0
                 if size == 0:  # (order[offsets[q]] may lie past the end)
                     losses[q] = NAN
                     objectives[q] = NAN
                     continue
-                losses[q] = infer_one(&c, &scores[0], &relevant[0], &order[offsets[q]], size,
+                rows = NULL
+                if order_ptr != NULL:
+                    rows = order_ptr + offsets[q]
+                losses[q] = infer_one(&c, &scores[0], &relevant[0], rows, offsets[q], size,
                                       method, user_dmax, &coef[0], &ranks[0], &objectives[q],
                                       pos, neg, opt, count, dtab, scratch, bid, &bk)
+                shifts[q] = c.shift
                 if c.error:
                     break
     finally:
@@ -1012,72 +1089,8 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
             _ws_lock.release()
         else:
             free(mem)
+    if c.error == ERR_SPAN:
+        raise ValueError("scores: a query's scores span more than the largest double "
+                         "(their differences overflow): scale them down")
     if c.error:
         raise errors[0]
-
-
-cdef inline double _min2(double x, double y) noexcept nogil:
-    return x if x < y else y
-
-
-cdef inline double _max2(double x, double y) noexcept nogil:
-    return x if x > y else y
-
-
-cdef void _class_ranges(const double* scores, const unsigned char* relevant,
-                        const Py_ssize_t* order, Py_ssize_t start, Py_ssize_t end,
-                        double* r) noexcept nogil:
-    # r = [lowest, highest positive, lowest, highest negative] (inf, -inf when none) of
-    # rows order[start:end], or of rows start..end-1 when order is NULL (the ranges do
-    # not depend on the order the rows are read in)
-    cdef double lp = INFINITY, hp = -INFINITY, ln = INFINITY, hn = -INFINITY, s
-    cdef Py_ssize_t k, i
-    for k in range(start, end):
-        i = k if order == NULL else order[k]
-        s = scores[i]
-        if relevant[i]:
-            lp = _min2(lp, s)
-            hp = _max2(hp, s)
-        else:
-            ln = _min2(ln, s)
-            hn = _max2(hn, s)
-    r[0], r[1], r[2], r[3] = lp, hp, ln, hn
-
-
-def query_shifts(const double[::1] scores, const unsigned char[::1] relevant,
-                 const Py_ssize_t[::1] order, const Py_ssize_t[::1] offsets,
-                 double[::1] shift):
-    """Per query q (rows order[offsets[q]:offsets[q+1]]): where the two classes meet,
-    between a = max(lowest positive, lowest negative) and b = min(highest positive,
-    highest negative), the contested samples lie; shift[q] = (a + b) / 2 when that
-    midpoint is farther from 0 than |a - b| / 2, else 0 (also for a query without
-    positives or negatives). See svmrank.inference._centred. Returns -1 when some
-    query's scores span more than the largest double (max - min overflows), else
-    whether any query is shifted (1 or 0)."""
-    cdef Py_ssize_t q, n = scores.shape[0]
-    cdef double a, b, mid
-    cdef double r[4]
-    cdef int status = 0
-    # one query of every row: read the rows in place, not through order (half the bytes)
-    cdef bint all_rows = offsets.shape[0] == 2 and offsets[0] == 0 and offsets[1] == n
-    with nogil:
-        for q in range(offsets.shape[0] - 1):
-            shift[q] = 0.0
-            if offsets[q + 1] == offsets[q]:
-                continue
-            if all_rows:
-                _class_ranges(&scores[0], &relevant[0], NULL, 0, n, r)
-            else:
-                _class_ranges(&scores[0], &relevant[0], &order[0], offsets[q], offsets[q + 1], r)
-            if not isfinite(_max2(r[1], r[3]) - _min2(r[0], r[2])):
-                status = -1
-                break
-            if r[0] == INFINITY or r[2] == INFINITY:
-                continue
-            a = _max2(r[0], r[2])
-            b = _min2(r[1], r[3])
-            mid = 0.5 * a + 0.5 * b
-            if 0.5 * fabs(mid) > fabs(0.5 * a - 0.5 * b):
-                shift[q] = mid
-                status = 1
-    return status

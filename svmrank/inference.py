@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _lai_fast
-from ._validation import check_vector, query_segments
+from ._validation import check_vector
 from .losses import BUILTIN_LOSSES, get_loss
 
 LOSSES = {name: loss.code for name, loss in BUILTIN_LOSSES.items()}
@@ -142,32 +142,20 @@ def loss_augmented_inference(scores, labels, loss="ap", method="qs"):
     if n_pos == 0 or n_pos == relevant.size:
         raise ValueError("labels: need at least one relevant (label > 0) and one "
                          f"non-relevant sample; got {n_pos} relevant of {relevant.size}")
-    coef, ranks, losses, objectives = _run(scores, relevant, None, loss_obj, method_code)
+    coef, ranks, losses, objectives, _ = _run(scores, relevant, None,
+                                              np.array([0, relevant.size]), loss_obj, method_code)
     return InferenceResult(float(objectives[0]), float(losses[0]), coef, ranks)
 
 
-def _centred(scores, relevant, order, offsets):
-    """The scores less, per query, the midpoint of the region where its two classes
-    meet, when that midpoint is farther from 0 than the region is wide (kernel
-    ``query_shifts``). The inference depends on score differences only, while the
-    kernel's tie tolerance grows with the |score| of the contested samples, which lie
-    in that region: under a large offset (1e14 plus small differences) it would count
-    whole loss steps as ties. The shift keeps order and ties (rounding is monotone) and
-    is exact for scores within a factor 2 of the midpoint; samples far from the region
-    decide nothing by a tie. A query whose scores span more than the largest double
-    (±1e308) is refused: its objective and the shifted scores would overflow."""
-    if not len(scores):
-        return scores
-    shift = np.empty(len(offsets) - 1)
-    status = _lai_fast.query_shifts(scores, relevant.view(np.uint8), order, offsets, shift)
-    if status < 0:
-        raise ValueError("scores: a query's scores span more than the largest double "
-                         "(their differences overflow): scale them down")
-    if status == 0:
+def shifted_scores(scores, order, offsets, shifts):
+    """The scores as the inference read them: less each query's shift (returned by the
+    kernel; see cython_src/_lai_fast.pyx, infer_one), a copy only when some query was
+    shifted. order None: query q is rows offsets[q]:offsets[q+1] in place."""
+    if not shifts.any():
         return scores
     out = scores.copy()
-    rows = order[offsets[0]:offsets[-1]]
-    out[rows] -= np.repeat(shift, np.diff(offsets))
+    rows = slice(offsets[0], offsets[-1]) if order is None else order[offsets[0]:offsets[-1]]
+    out[rows] -= np.repeat(shifts, np.diff(offsets))
     return out
 
 
@@ -183,45 +171,49 @@ def _scratch_ranks(n):
     return buf[:n]
 
 
-def _run(scores, relevant, segments, loss, method_code, keep_ranks=True):
+def _run(scores, relevant, order, offsets, loss, method_code, keep_ranks=True):
+    """Kernel call: coef, ranks, losses, objectives and the per-query shifts (order None:
+    rows in place)."""
     n = scores.shape[0]
-    order, offsets = segments if segments is not None else query_segments(None, n)
-    order = order.astype(np.intp, copy=False)
+    if order is not None:
+        order = order.astype(np.intp, copy=False)
     offsets = offsets.astype(np.intp, copy=False)
-    scores = _centred(scores, relevant, order, offsets)
     n_queries = len(offsets) - 1
     coef = np.empty(n)
     ranks = np.empty(n, dtype=np.intp) if keep_ranks else _scratch_ranks(n)
     losses = np.empty(n_queries)
     objectives = np.empty(n_queries)
+    shifts = np.zeros(n_queries)
     rel8 = relevant.view(np.uint8)
     if n == 0:  # (every query empty: no positive, no negative; nothing for the kernel)
         losses.fill(np.nan)
         objectives.fill(np.nan)
-        return coef, ranks, losses, objectives
+        return coef, ranks, losses, objectives, shifts
     if loss.code is not None:
         _lai_fast.lai_queries(scores, rel8, order, offsets, loss.code, method_code,
-                              coef, ranks, losses, objectives)
-        return coef, ranks, losses, objectives
+                              coef, ranks, losses, objectives, shifts, keep_ranks)
+        return coef, ranks, losses, objectives, shifts
     # a user loss: check C1-C3 for every problem size, then call back for its steps
-    n_pos = np.add.reduceat(relevant[order].astype(np.int64), offsets[:-1]) if n else np.zeros(0)
+    rows_all = np.arange(n) if order is None else order
+    n_pos = np.add.reduceat(relevant[rows_all].astype(np.int64), offsets[:-1])
     n_neg = np.diff(offsets) - n_pos
     dmax = 0.0
     for P, N in set(zip(n_pos.tolist(), n_neg.tolist())):
         if P and N:
             dmax = max(dmax, loss.ensure_checked(P, N))
     _lai_fast.lai_queries(scores, rel8, order, offsets, _lai_fast.LOSS_USER, method_code,
-                          coef, ranks, losses, objectives, loss.kernel_steps, dmax)
+                          coef, ranks, losses, objectives, shifts, True, loss.kernel_steps, dmax)
+    scores = shifted_scores(scores, order, offsets, shifts)  # the kernel's order of ties
     for q in range(n_queries):
         if np.isnan(losses[q]):
             continue
-        rows = order[offsets[q]:offsets[q + 1]]
+        rows = rows_all[offsets[q]:offsets[q + 1]]
         neg = rows[~relevant[rows]]
         neg = neg[np.lexsort((neg, -scores[neg]))]  # rank j = position + 1
         value = _user_loss_value(loss, ranks[neg], int(n_pos[q]), len(neg))
         losses[q] = value
         objectives[q] += value
-    return coef, ranks, losses, objectives
+    return coef, ranks, losses, objectives, shifts
 
 
 def _user_loss_value(loss, r, P, N):
@@ -240,9 +232,12 @@ def lai_queries(scores, relevant, order, offsets, loss="ap", method="qs"):
     ----------
     scores : ndarray of float64, shape (n,)
     relevant : ndarray of bool, shape (n,)
-    order, offsets : ndarray of int64
+    order : ndarray of int64 or None
+    offsets : ndarray of int64
         As returned by ``svmrank._validation.query_segments``: query q is the rows
-        ``order[offsets[q]:offsets[q+1]]``.
+        ``order[offsets[q]:offsets[q+1]]``; with order None, the rows
+        ``offsets[q]:offsets[q+1]`` in place (the learners' layout, which spares the
+        kernel reading an index per sample).
     loss, method : str (loss may be a QSLoss)
         As for :func:`loss_augmented_inference`.
 
@@ -257,6 +252,6 @@ def lai_queries(scores, relevant, order, offsets, loss="ap", method="qs"):
     Inputs are not validated here: callers validate once at their boundary.
     """
     loss_obj = get_loss(loss)
-    coef, _, losses, objectives = _run(scores, relevant, (order, offsets), loss_obj,
-                                       check_method(method, loss_obj), keep_ranks=False)
+    coef, _, losses, objectives, _ = _run(scores, relevant, order, offsets, loss_obj,
+                                          check_method(method, loss_obj), keep_ranks=False)
     return coef, losses, objectives

@@ -276,12 +276,15 @@ def structured_hinge(scores, labels, loss="ap", qid=None, method="qs"):
     value : float
     gradient : ndarray of shape (n_samples,)
     """
-    from .inference import _centred, check_binary_labels, lai_queries, true_coef
+    from .inference import _run, check_binary_labels, check_method, shifted_scores, true_coef
 
     scores = check_vector(scores, "scores")
     relevant = check_binary_labels(labels, scores.shape[0])
     order, offsets = query_segments(qid, scores.shape[0])
-    coef, losses, _ = lai_queries(scores, relevant, order, offsets, loss, method)
+    loss_obj = get_loss(loss)
+    method_code = check_method(method, loss_obj)
+    coef, _, losses, _, shifts = _run(scores, relevant, order, offsets, loss_obj, method_code,
+                                      keep_ranks=False)
     usable = ~np.isnan(losses)
     if not usable.any():
         raise ValueError("labels: no query has both a relevant and a non-relevant sample")
@@ -296,7 +299,6 @@ def structured_hinge(scores, labels, loss="ap", qid=None, method="qs"):
     # huge score elsewhere does not round the value away; and on the scores as the
     # inference shifted them (each query's grad sums to 0), so a large common offset
     # does not either
-    shifted = _centred(scores, relevant, order.astype(np.intp, copy=False),
-                       offsets.astype(np.intp, copy=False))
-    value = float(np.sum(losses[usable])) / n_used + float(grad @ shifted)
+    value = (float(np.sum(losses[usable])) / n_used
+             + float(grad @ shifted_scores(scores, order, offsets, shifts)))
     return max(value, 0.0), grad

@@ -130,7 +130,7 @@ def exact_opt_ranks(scores, labels, loss):
 
 
 def query_shifts(scores, relevant, order, offsets):
-    """Reference of the kernel's query_shifts: per query, the midpoint of the region
+    """Reference of the kernel's per-query shifts: the midpoint of the region
     [max of the classes' lowest scores, min of their highest] when it is farther from 0
     than half the region's width, else 0 (and 0 without both classes)."""
     shift = np.zeros(len(offsets) - 1)

@@ -131,31 +131,42 @@ def test_ties_at_a_large_offset_are_violations():
 
 @settings(max_examples=200, deadline=None)
 @given(data=st.data())
-def test_query_shifts_kernel_matches_reference(data):
-    """The per-query offsets of the kernel against the reference, on queries of tied,
-    offset, huge, tiny, empty, one-class and mixed-sign scores in shuffled row order."""
-    from svmrank import _lai_fast
+def test_kernel_shifts_match_reference(data):
+    """The per-query shifts the kernel applies against the reference, on queries of
+    tied, offset, huge, tiny, empty, one-class and mixed-sign scores whose rows
+    interleave; the same answer for the rows in place (order None), and the same
+    inference as on scores shifted beforehand."""
+    from svmrank.inference import _run, shifted_scores
+    from svmrank.losses import get_loss
     sizes = data.draw(st.lists(st.integers(0, 6), min_size=1, max_size=6))
     value = st.one_of(st.sampled_from([0.0, -0.0, 1.0, 1e14, -1e14, 1e300, -1e300, 5e-324]),
                       st.floats(-1e6, 1e6))
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
     n = int(offsets[-1])
     base = np.array(data.draw(st.lists(value, min_size=len(sizes), max_size=len(sizes))))
-    scores = np.repeat(base, sizes) + np.array(data.draw(
+    in_place = np.repeat(base, sizes) + np.array(data.draw(
         st.lists(st.floats(-2.0, 2.0), min_size=n, max_size=n)))
-    relevant = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    rel_in_place = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)),
+                            dtype=bool)
+    # rows of each query increasing (their tie order kept in place), queries interleaved
     order = np.array(data.draw(st.permutations(range(n))), dtype=np.intp)
-    shift = np.empty(len(sizes))
-    status = _lai_fast.query_shifts(scores, relevant.view(np.uint8), order, offsets, shift)
-    np.testing.assert_array_equal(shift, query_shifts(scores, relevant, order, offsets))
-    assert status == int(shift.any())  # (-1 only for a span that overflows)
-    if len(sizes) == 1:  # one query of all rows is read in place: the same answer
-        assert _lai_fast.query_shifts(scores, relevant.view(np.uint8), np.arange(n, dtype=np.intp),
-                                      offsets, shift) == status
-        np.testing.assert_array_equal(shift, query_shifts(scores, relevant, order, offsets))
-    losses = lai_queries(scores, relevant, order, offsets)[1]  # (empty or one-class: NaN)
-    for q, size in enumerate(sizes):
-        rel = relevant[order[offsets[q]:offsets[q + 1]]]
+    for a, b in zip(offsets[:-1], offsets[1:]):
+        order[a:b] = np.sort(order[a:b])
+    scores, relevant = np.empty(n), np.empty(n, dtype=bool)
+    scores[order], relevant[order] = in_place, rel_in_place
+    method = data.draw(st.sampled_from(ALL_METHODS))
+    run = lambda s, r, o: _run(s, r, o, offsets, get_loss("ap"), METHODS[method])  # noqa: E731
+    coef, ranks, losses, objectives, shifts = run(scores, relevant, order)
+    np.testing.assert_array_equal(shifts, query_shifts(scores, relevant, order, offsets))
+    got = run(in_place, rel_in_place, None)
+    for x, y in zip((coef[order], ranks[order], losses, objectives, shifts), got):
+        np.testing.assert_array_equal(x, y)
+    pre = run(shifted_scores(scores, order, offsets, shifts), relevant, order)
+    assert not pre[4].any()
+    for x, y in zip((coef, ranks, losses, objectives), pre):
+        np.testing.assert_array_equal(x, y)
+    for q in range(len(sizes)):  # (empty or one-class: NaN)
+        rel = rel_in_place[offsets[q]:offsets[q + 1]]
         assert np.isnan(losses[q]) == (rel.all() or not rel.any())
 
 
@@ -430,3 +441,25 @@ def test_qs_bucket_pass_with_a_user_loss(loss):
     np.testing.assert_array_equal(res.ranks, builtin.ranks)
     np.testing.assert_array_equal(res.ranks, ref.ranks)
     assert res.objective == ref.objective
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("offset", [0.0, 1e14])
+def test_qs_bucket_pass_in_place_and_shifted(loss, offset):
+    """The bucket pass over queries whose rows lie in place (order None, the learners'
+    layout), with and without a common offset that makes the kernel shift them: the
+    same as through an index array, as greedy, and as on scores shifted beforehand."""
+    from svmrank.inference import _run, shifted_scores
+    from svmrank.losses import get_loss
+    rng = np.random.default_rng(5)
+    n = 3 * BUCKET_N
+    labels = rng.random(n) < 0.1
+    scores = offset + np.round(rng.normal(size=n) + labels, 1)
+    offsets = np.array([0, BUCKET_N + 7, n], dtype=np.intp)
+    run = lambda s, o, m: _run(s, labels, o, offsets, get_loss(loss), METHODS[m])  # noqa: E731
+    res = run(scores, None, "qs")
+    assert (res[4] != 0).all() == (offset != 0)
+    pre = run(shifted_scores(scores, None, offsets, res[4]), None, "qs")
+    for other in (run(scores, np.arange(n, dtype=np.intp), "qs"), run(scores, None, "greedy"), pre):
+        for x, y in zip(res[:4], other[:4]):
+            np.testing.assert_array_equal(x, y)

@@ -132,7 +132,6 @@ class LatentAPProblem(_BagProblem):
         super().__init__(X, bags, labels, known)
         self.loss = _check_choice(loss, "loss", LOSSES)
         self.lai = _check_choice(lai, "lai", METHODS)
-        self._order = np.arange(bags.n_bags, dtype=np.int64)
         self._offsets = np.array([0, bags.n_bags], dtype=np.int64)
         self._true = true_coef(self.relevant)
         self.state = None
@@ -159,7 +158,7 @@ class LatentAPProblem(_BagProblem):
         loss, objective : float
         """
         rows, values = self.bags.argmax(s, known=self.state)
-        coef, losses, objectives = lai_queries(values, self.relevant, self._order,
+        coef, losses, objectives = lai_queries(values, self.relevant, None,
                                                self._offsets, self.loss, self.lai)
         return rows, coef, float(losses[0]), float(objectives[0])
 
@@ -192,7 +191,6 @@ class LatentSSVMProblem(_BagProblem):
         self.loss = _check_choice(loss, "loss", LOSSES)
         self.lai = _check_choice(lai, "lai", METHODS)
         self.max_rounds = int(max_rounds)
-        self._order = np.arange(bags.n_bags, dtype=np.int64)
         self._offsets = np.array([0, bags.n_bags], dtype=np.int64)
         self._true = true_coef(self.relevant)
         self.state = None
@@ -222,7 +220,7 @@ class LatentSSVMProblem(_BagProblem):
         rows, values = self.bags.argmax(s, known=self.known)
         best = None
         for self.last_rounds in range(1, self.max_rounds + 1):
-            coef, losses, objectives = lai_queries(values, self.relevant, self._order,
+            coef, losses, objectives = lai_queries(values, self.relevant, None,
                                                    self._offsets, self.loss, self.lai)
             objective = float(objectives[0])
             if best is not None and objective <= best[3] + 1e-12 * (1.0 + abs(best[3])):

@@ -51,7 +51,6 @@ class RankingProblem:
         self.X = X[keep]
         self.relevant = y[keep] > 0
         self.offsets = np.concatenate([[0], np.cumsum(sizes[usable])]).astype(np.int64)
-        self.order = np.arange(len(keep), dtype=np.int64)
         self.n_queries = int(usable.sum())
         self.loss, self.lai = loss, lai
         self.n_features = X.shape[1]
@@ -65,7 +64,7 @@ class RankingProblem:
     def violation_at_scores(self, scores):
         """Averaged loss Δ̄ and coefficient difference d = (coef(R*) − coef(R̄)) / |Q| of
         the most violated rankings for these scores: g = Xᵀ d, violation Δ̄ − scores·d."""
-        coef, losses, _ = lai_queries(scores, self.relevant, self.order, self.offsets,
+        coef, losses, _ = lai_queries(scores, self.relevant, None, self.offsets,
                                       self.loss, self.lai)
         return float(losses.mean()), (self._coef_true - coef) / self.n_queries
 
