@@ -624,8 +624,7 @@ cdef Py_ssize_t bucket_range(const double* scores, const unsigned char* rel,
 
 cdef double qs_buckets(Ctx* c, const double* scores, const unsigned char* rel,
                        const Py_ssize_t* rows, Py_ssize_t base, Py_ssize_t n, int order,
-                       Py_ssize_t K,
-                       double last_s, Item* neg, Item* scratch, unsigned char* bid,
+                       Py_ssize_t K, double last_s, Item* neg, Item* scratch, unsigned char* bid,
                        Buckets* bk, unsigned long long* rng, double* coef,
                        Py_ssize_t* ranks, Py_ssize_t* count, double* coefr) noexcept nogil:
     """OptRanks (2018 Alg. 1) after one bucket pass over the query (infer_one): every
@@ -642,11 +641,11 @@ cdef double qs_buckets(Ctx* c, const double* scores, const unsigned char* rel,
     Then coef and ranks of every negative, in input order; returns F's negative part
     sum_k coef[row] * s[row], summed in input order as infer_one does.
 
-    order: 2 if rows[k] = base + k (rows NULL: always), 1 if rows increase, else 0.
-    Scores are read less c.shift. When rows increase
-    the gathered negatives are numbered in input order, which is also their row order
-    (the tie order), and the number replaces the row in the recursion: their ranks go to
-    the compact bk.rk and are read back in order, instead of to and from random rows."""
+    Scores are read less c.shift. order: 2 if rows[k] = base + k (always when rows is
+    NULL), 1 if rows increase, else 0. When rows increase the gathered negatives are
+    numbered in input order, which is also their row order (the tie order), and the
+    number replaces the row in the recursion: their ranks go to the compact bk.rk and
+    are read back in order, instead of to and from random rows."""
     cdef Py_ssize_t b, t, M = 0, T, start = 0, P = c.P, N = c.N, k, row, v, r, nmix = 0
     cdef Py_ssize_t first, last, hi_r, i, joff, g = 0, nl = 0
     cdef bint mix, keep = c.keep_ranks
