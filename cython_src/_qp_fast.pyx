@@ -179,7 +179,9 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
                 return UNBOUNDED
             if capped[i]:
                 total += z[i]
-        if cap_active and total > C:  # rounding of the KKT solve, when |b| >> C
+        # with the cap active the capped sum is C: the KKT solve's rounding, when
+        # |b| >> C, leaves it off C either way (below, the objective loses b times it)
+        if cap_active and total > 0.0 and total != C:
             for i in range(n):
                 if capped[i]:
                     axpy(z[i] * (C / total - 1.0), &G[i * n], grad, n)

@@ -66,8 +66,9 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
         if block_cap:
             cap_active = True
         np.maximum(z, 0.0, out=z)
-        if cap_active and z[capped].sum() > C:  # rounding of the KKT solve, when |b| ≫ C
-            z[capped] *= C / z[capped].sum()
+        total = z[capped].sum()
+        if cap_active and 0.0 < total != C:  # rounding of the KKT solve, when |b| ≫ C
+            z[capped] *= C / total
         if not np.isfinite(z).all():
             break
     else:

@@ -181,3 +181,14 @@ def test_the_cap_holds_at_any_scale_of_the_problem(exponent):
     z1, _ = solve_dual_qp(V @ V.T, b, np.array([True, True]), 1000.0)
     z2, _ = solve_dual_qp(2.0 ** 500 * (V @ V.T), 2.0 ** 500 * b, np.array([True, True]), 1000.0)
     np.testing.assert_allclose(z2, z1, rtol=1e-9)
+
+
+def test_an_active_cap_is_met_exactly_when_b_dwarfs_G():
+    """One capped plane with b / G = 4e7, far beyond C = 1: the KKT solve's rounding
+    left the capped sum 5e-9 below C, an objective b·5e-9 = 0.009 too low (a random
+    case of test_kernel_matches_numpy_reference found it)."""
+    G, b = np.array([[0.047667268279553636]]), np.array([1756054.2984837675])
+    capped = np.array([True])
+    for solve in (solve_dual_qp, reference_dual_qp):
+        z, _ = solve(G, b, capped, 1.0)
+        assert z[0] == pytest.approx(1.0, rel=4e-16, abs=0.0)
