@@ -799,6 +799,7 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
     cdef int order
     cdef unsigned long long rng
     cdef bint again = True
+    c.shift = 0.0
     while again:
         again = False
         P = N = K = 0
@@ -906,6 +907,7 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
     for i in range(P + 2):
         count[i] = 0
     if K:
+        # (qs_buckets reads base only when order == 2: the rows are base, base + 1, ...)
         f_score = qs_buckets(c, scores, rel, rows, base if rows == NULL else rows[0], n,
                              order, K, last_s, neg, scratch, bid,
                              bk, &rng, coef, ranks, count, dtab)

@@ -195,7 +195,9 @@ def _run(scores, relevant, order, offsets, loss, method_code, keep_ranks=True):
         return coef, ranks, losses, objectives, shifts
     # a user loss: check C1-C3 for every problem size, then call back for its steps
     rows_all = np.arange(n) if order is None else order
-    n_pos = np.add.reduceat(relevant[rows_all].astype(np.int64), offsets[:-1])
+    # positives per query from cumulative counts (reduceat mishandles empty queries)
+    cum = np.concatenate([[0], np.cumsum(relevant[rows_all[:offsets[-1]]], dtype=np.int64)])
+    n_pos = cum[offsets[1:]] - cum[offsets[:-1]]
     n_neg = np.diff(offsets) - n_pos
     dmax = 0.0
     for P, N in set(zip(n_pos.tolist(), n_neg.tolist())):

@@ -402,14 +402,19 @@ def test_qs_bucket_pass_equals_greedy(seed, kind, n_pos, loss):
 
 @pytest.mark.parametrize("loss", LOSSES)
 @pytest.mark.parametrize("layout", ["queries", "increasing", "permuted"])
-def test_qs_bucket_pass_row_orders(loss, layout):
+@pytest.mark.parametrize("offset", [0.0, 1e14])
+def test_qs_bucket_pass_row_orders(loss, layout, offset):
     """The bucket pass over rows that are not the whole array: several queries (rows
     increasing within each), an increasing subset, and an arbitrary permutation (whose
-    ties are still broken by row, not by position)."""
+    ties are still broken by row, not by position), with and without an offset that
+    makes the kernel shift the scores: coef, ranks (kept), losses and objectives as
+    greedy's."""
+    from svmrank.inference import _run
+    from svmrank.losses import get_loss
     rng = np.random.default_rng(11)
     n = 3 * BUCKET_N
     labels = rng.random(n) < 0.1
-    scores = np.round(rng.normal(size=n) + labels, 1)
+    scores = offset + np.round(rng.normal(size=n) + labels, 1)
     if layout == "queries":
         order, offsets = query_segments(rng.integers(0, 2, size=n), n)
     elif layout == "increasing":
@@ -418,12 +423,14 @@ def test_qs_bucket_pass_row_orders(loss, layout):
     else:
         order = rng.permutation(n).astype(np.int64)
         offsets = np.array([0, n], dtype=np.int64)
-    ref = lai_queries(scores, labels, order, offsets, loss, "greedy")
-    res = lai_queries(scores, labels, order, offsets, loss, "qs")
+    ref, res = (_run(scores, labels, order, offsets, get_loss(loss), METHODS[m])
+                for m in ("greedy", "qs"))
+    assert (res[4] != 0).all() == (offset != 0)
     rows = order[offsets[0]:offsets[-1]]
-    np.testing.assert_array_equal(res[0][rows], ref[0][rows])
-    np.testing.assert_array_equal(res[1], ref[1])
-    np.testing.assert_array_equal(res[2], ref[2])
+    for x, y in zip(res[:2], ref[:2]):
+        np.testing.assert_array_equal(x[rows], y[rows])
+    for x, y in zip(res[2:], ref[2:]):
+        np.testing.assert_array_equal(x, y)
 
 
 @pytest.mark.parametrize("loss", LOSSES)
@@ -463,3 +470,18 @@ def test_qs_bucket_pass_in_place_and_shifted(loss, offset):
     for other in (run(scores, np.arange(n, dtype=np.intp), "qs"), run(scores, None, "greedy"), pre):
         for x, y in zip(res[:4], other[:4]):
             np.testing.assert_array_equal(x, y)
+
+
+def test_user_loss_with_empty_queries():
+    """A user loss over queries of which some are empty (the positives per query were
+    counted with reduceat, which gives an empty query its neighbour's count)."""
+    from svmrank.losses import QSLoss, get_loss
+    user = QSLoss(get_loss("ap").step, name="user ap")
+    scores = np.array([0.5, 2.0, 1.0])
+    labels = np.array([True, False, True])
+    for offsets in ([0, 3, 3], [0, 0, 3], [0, 0, 3, 3]):
+        offsets = np.array(offsets, dtype=np.intp)
+        got = lai_queries(scores, labels, None, offsets, user, "qs")
+        ref = lai_queries(scores, labels, None, offsets, "ap", "qs")
+        for x, y in zip(got, ref):
+            np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-15)
