@@ -46,6 +46,19 @@ class Bags:
     offsets: np.ndarray
     ids: np.ndarray
 
+    def __post_init__(self):
+        offsets = np.asarray(self.offsets)
+        if offsets.ndim != 1 or offsets.size == 0 or offsets.dtype.kind not in "iu":
+            raise ValueError(f"offsets: expected a 1-d integer array of n_bags + 1 bag "
+                             f"boundaries, got shape {offsets.shape} and dtype {offsets.dtype}")
+        if offsets[0] != 0 or (np.diff(offsets) <= 0).any():
+            raise ValueError("offsets: must start at 0 and increase strictly (every bag "
+                             "needs at least one candidate)")
+        if len(self.ids) != offsets.size - 1:
+            raise ValueError(f"ids: expected one id per bag ({offsets.size - 1}), got "
+                             f"{len(self.ids)}")
+        object.__setattr__(self, "offsets", np.ascontiguousarray(offsets, dtype=np.intp))
+
     @property
     def n_bags(self):
         return len(self.offsets) - 1
@@ -62,29 +75,43 @@ class Bags:
         """Bag number (0-based, order of first appearance) of every row."""
         return np.repeat(np.arange(self.n_bags, dtype=np.intp), self.sizes)
 
+    def _scores(self, scores):
+        """One float64 score per row, none NaN (±inf order as numbers do)."""
+        scores = check_vector(scores, "scores", n=self.n_rows, finite=False)
+        if np.isnan(scores).any():
+            raise ValueError("scores: contains NaN values")
+        return scores
+
     def max(self, scores):
         """Highest score of every bag (eq. 6-7): the bag's prediction score."""
         out = np.empty(self.n_bags)
-        _latent_fast.bag_max(np.ascontiguousarray(scores, dtype=np.float64), self.offsets, out)
+        _latent_fast.bag_max(self._scores(scores), self.offsets, out)
         return out
 
     def argmax(self, scores, known=None, minimise=None):
         """Row chosen in every bag: its first highest scoring candidate (Prop. 2-3), the
-        first lowest where ``minimise`` (uint8/bool per bag) is set, and ``known[b]``
-        where that is >= 0.
+        first lowest where ``minimise`` (bool per bag) is set, and the known candidate
+        where ``known`` gives one (as accepted by :func:`check_known`).
 
         Returns
         -------
         rows : ndarray of intp, shape (n_bags,)
         values : ndarray of float64, shape (n_bags,)
         """
+        scores = self._scores(scores)
+        known = None if known is None else check_known(known, self)
+        if minimise is not None:
+            minimise = check_vector(minimise, "minimise", n=self.n_bags, dtype=bool)
+        return self._argmax(scores, known, minimise)
+
+    def _argmax(self, scores, known=None, minimise=None):
+        """:meth:`argmax` without validation (the learners' inner call): scores float64
+        of n_rows, known intp per bag (-1 or a row of the bag), minimise bool per bag."""
         rows = np.empty(self.n_bags, dtype=np.intp)
         values = np.empty(self.n_bags)
-        known = _EMPTY_INTP if known is None else np.ascontiguousarray(known, dtype=np.intp)
-        minimise = (_EMPTY_U8 if minimise is None
-                    else np.ascontiguousarray(minimise, dtype=bool).view(np.uint8))
-        _latent_fast.bag_argmax(np.ascontiguousarray(scores, dtype=np.float64), self.offsets,
-                                known, minimise, rows, values)
+        known = _EMPTY_INTP if known is None else known
+        minimise = _EMPTY_U8 if minimise is None else minimise.view(np.uint8)
+        _latent_fast.bag_argmax(scores, self.offsets, known, minimise, rows, values)
         return rows, values
 
     def take(self, bag_numbers):

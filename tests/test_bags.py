@@ -279,3 +279,28 @@ def test_make_bags_one_vs_rest_options_change_only_what_they_describe():
     np.testing.assert_allclose(pos_units, np.tile(pos_units[0], (len(pos_units), 1)), atol=1e-9)
     with pytest.raises(ValueError, match="negative_classes"):
         make_bags(negative_classes=-1)
+
+
+def test_bags_methods_refuse_bad_input():
+    """Bags.argmax / Bags.max are public: a known row outside its bag read another bag
+    or out of bounds (a crash at 10**6), a short scores array read past its end, and a
+    hand-built Bags with an empty bag gave wrong maxima."""
+    from svmrank.bags import Bags
+    b = check_bags([1, 1, 2, 2, 2], 5)
+    s = np.arange(5.0)
+    for call, match in [
+            (lambda: b.argmax(np.arange(3.0)), r"^scores: expected length 5, got 3$"),
+            (lambda: b.max(np.arange(2.0)), r"^scores: expected length 5, got 2$"),
+            (lambda: b.argmax(np.r_[np.nan, s[1:]]), r"^scores: contains NaN values$"),
+            (lambda: b.argmax(s, known=[10**6, -1]), r"^known: bag 1 marks row 1000000 "),
+            (lambda: b.argmax(s, known=[4, -1]), r"^known: bag 1 marks row 4 "),
+            (lambda: b.argmax(s, minimise=[True]), r"^minimise: expected length 2, got 1$"),
+            (lambda: Bags(np.array([0, 2, 2, 5]), np.array([1, 2, 3])),
+             r"^offsets: must start at 0 and increase strictly"),
+            (lambda: Bags(np.array([0, 2, 5]), np.array([1])),
+             r"^ids: expected one id per bag \(2\), got 1$")]:
+        with pytest.raises(ValueError, match=match):
+            call()
+    rows, values = b.argmax(np.r_[-np.inf, s[1:]], known=[-1, 2], minimise=[False, True])
+    assert rows.tolist() == [1, 2] and values.tolist() == [1.0, 2.0]
+    assert b.max(np.r_[-np.inf, s[1:]]).tolist() == [1.0, 4.0]

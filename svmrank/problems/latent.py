@@ -139,7 +139,7 @@ class LatentAPProblem(_BagProblem):
     def impute(self, w):
         """Prop. 2 (eq. 10): every positive bag takes its highest scoring candidate under
         w; known candidates stay fixed; negative bags stay free (-1) unless known."""
-        rows, _ = self.bags.argmax(self.scores(w), known=self.known)
+        rows, _ = self.bags._argmax(self.scores(w), known=self.known)
         return np.where(self.relevant, rows, self.known).astype(np.intp)
 
     def set_state(self, state):
@@ -157,7 +157,7 @@ class LatentAPProblem(_BagProblem):
             The most violated ranking's coefficients over bag scores.
         loss, objective : float
         """
-        rows, values = self.bags.argmax(s, known=self.state)
+        rows, values = self.bags._argmax(s, known=self.state)
         coef, losses, objectives = lai_queries(values, self.relevant, None,
                                                self._offsets, self.loss, self.lai)
         return rows, coef, float(losses[0]), float(objectives[0])
@@ -198,7 +198,7 @@ class LatentSSVMProblem(_BagProblem):
 
     def impute(self, w):
         """argmax_H w·Ψ(R*, H): positives' highest, negatives' lowest candidates."""
-        rows, _ = self.bags.argmax(self.scores(w), known=self.known, minimise=~self.relevant)
+        rows, _ = self.bags._argmax(self.scores(w), known=self.known, minimise=~self.relevant)
         return rows
 
     def random_state(self, rng):
@@ -217,7 +217,7 @@ class LatentSSVMProblem(_BagProblem):
 
         Returns (rows, coef, loss, objective) as :meth:`LatentAPProblem.inference`.
         """
-        rows, values = self.bags.argmax(s, known=self.known)
+        rows, values = self.bags._argmax(s, known=self.known)
         best = None
         for self.last_rounds in range(1, self.max_rounds + 1):
             coef, losses, objectives = lai_queries(values, self.relevant, None,
@@ -226,7 +226,7 @@ class LatentSSVMProblem(_BagProblem):
             if best is not None and objective <= best[3] + 1e-12 * (1.0 + abs(best[3])):
                 break
             best = (rows, coef, float(losses[0]), objective)
-            new_rows, values = self.bags.argmax(s, known=self.known, minimise=coef < 0)
+            new_rows, values = self.bags._argmax(s, known=self.known, minimise=coef < 0)
             if np.array_equal(new_rows, rows):
                 break
             rows = new_rows
@@ -290,7 +290,7 @@ class LatentBinaryProblem(_BagProblem):
         """Positives: highest scoring candidate (known fixed); negatives: the robust
         candidate set at w."""
         s = self.scores(w)
-        rows, _ = self.bags.argmax(s, known=self.known)
+        rows, _ = self.bags._argmax(s, known=self.known)
         return np.where(self.relevant, rows, self.known).astype(np.intp), self.kept_candidates(s)
 
     def set_state(self, state):
@@ -300,7 +300,7 @@ class LatentBinaryProblem(_BagProblem):
     def chosen(self, s):
         """Each bag's candidate in the hinge terms, and its score, at scores s."""
         rows, kept = self.state
-        return self.bags.argmax(np.where(kept, s, -np.inf), known=rows)
+        return self.bags._argmax(np.where(kept, s, -np.inf), known=rows)
 
     def violation_at_scores(self, s):
         """(Δ̄, d): the weighted error rate of the margin violators and Xᵀ d their
