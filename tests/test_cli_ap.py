@@ -100,6 +100,9 @@ def test_a_file_name_that_is_not_utf8_prints_with_a_strict_stdout(data, tmp_path
     (["--model", "hoap", "--groups", "qid", "--lai", "select"], "--model hoap takes qs or greedy"),
     # an unknown option with a value: named, not the positional argparse would blame
     (["-z", "3"], "unknown option -z"),
+    # APPX has a threshold but a fixed bias feature: --b was ignored there
+    (["--approx", "50", "--b", "0"], "--b: the --approx model's bias feature is fixed at 1"),
+    (["--approx", "50", "--b", "5"], "--b: the --approx model's bias feature is fixed at 1"),
 ])
 def test_bad_options(options, match, data, tmp_path, capsys):
     train, _ = data

@@ -13,6 +13,7 @@ from ..estimators.latent import LatentAPSVM, LatentSVM
 from ..graph import edges_for_examples
 from ..estimators.ranking import BinarySVM, RankSVM
 from ..exceptions import InputFormatError
+from ..problems.appx import APPX_BIAS
 from ..inference import METHODS, SEARCH_LOSSES, SEARCH_METHODS
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
@@ -76,7 +77,8 @@ def build_parser():
                         "bounds its inner QP solver, which here is exact)")
     p.add_argument("--b", dest="bias", type=float, default=1.0, metavar="float",
                    help="value of the bias feature for -l 2 and --model hob|hoap (0: none; "
-                        "default 1); the other rank losses have no threshold and ignore it")
+                        "default 1); --approx fixes it at 1; the other rank losses have no "
+                        "threshold and ignore it")
     p.add_argument("--lai", choices=sorted(METHODS), default="qs",
                    help="loss-augmented inference algorithm (default qs)")
     p.add_argument("--approx", type=float, default=None, metavar="K",
@@ -147,6 +149,9 @@ def parse_options(argv):
         raise CLIError(f"--b: expected a finite value >= 0, got {args.bias}")
     if args.approx is not None and not 0 <= args.approx <= 100:
         raise CLIError(f"--approx: expected a percentage in [0, 100], got {args.approx:g}")
+    if args.approx is not None and args.bias != APPX_BIAS:
+        raise CLIError(f"--b: the --approx model's bias feature is fixed at {APPX_BIAS:g}, "
+                       f"got {args.bias:g}")
     args.loss = LOSS_CODES[args.l]
     if (args.edges or args.groups) and not args.model:
         raise CLIError("--edges and --groups need --model hob or hoap")
