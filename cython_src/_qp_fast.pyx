@@ -3,7 +3,7 @@
 # by a primal active-set method (Nocedal & Wright, Alg. 16.3) with warm starts. The
 # slow reference is tests/qp_reference.py, which this kernel follows step for step; the
 # working sets are small (tens of free variables), so every step is a dense solve.
-from libc.math cimport fabs, isfinite, INFINITY
+from libc.math cimport fabs, isfinite, sqrt, INFINITY
 from libc.stdlib cimport malloc, free
 
 cdef enum:
@@ -64,7 +64,7 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
     cdef unsigned char* is_free = <unsigned char*> (piv + n + 1)
     cdef Py_ssize_t i, j, k, it, nf, m, worst, block_var
     cdef double scale = 0.0, ridge, lam = 0.0, total, z_scale, pmax, thresh, bmax = 0.0
-    cdef double step, ratio, rise, room, s
+    cdef double step, ratio, rise, room, s, norm_z, row_thresh
     cdef bint cap_active, at_optimum = False, release_cap, any_capped = False, block_cap, e_any
     for i in range(n):
         scale = max(scale, fabs(G[i * n + i]))
@@ -122,21 +122,30 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
             pmax = max(pmax, fabs(p[k]))
         if nf == 0 or at_optimum or pmax <= 1e-13 * z_scale:
             at_optimum = False
-            # stationary on the working set: check the multipliers of the active bounds
+            # stationary on the working set: check the multipliers of the active bounds,
+            # each against its own rounding scale where that is below the problem's: a
+            # row's (G z)_i rounds by at most eps sqrt(G_ii) sum_j sqrt(G_jj) z_j, so a
+            # hard row of norm 1 beside planes of norm 1e5 is not excused 1e10 times
+            # its own error (its violation b_i - (G z)_i would pass unseen)
+            thresh = -tol * max(bmax, scale * z_scale)
+            norm_z = 0.0
+            for i in range(n):
+                norm_z += sqrt(fabs(G[i * n + i])) * z[i]
             worst = -1
             for i in range(n):
                 mu[i] = INFINITY if is_free[i] else grad[i] + (lam if (cap_active and capped[i]) else 0.0)
-                if worst < 0 or mu[i] < mu[worst]:
+                row_thresh = -tol * min(-thresh / tol,
+                                        max(fabs(b[i]), sqrt(fabs(G[i * n + i])) * norm_z))
+                if mu[i] < row_thresh and (worst < 0 or mu[i] < mu[worst]):
                     worst = i
-            thresh = -tol * max(bmax, scale * z_scale)
             release_cap = cap_active and lam < thresh
-            if mu[worst] >= thresh and not release_cap:
+            if worst < 0 and not release_cap:
                 for i in range(n):
                     if z[i] > 1e9 * max(1.0, C, bmax / scale):
                         return UNBOUNDED  # only the ridge keeps it finite
                 lam_out[0] = lam if cap_active else 0.0
                 return OK
-            if release_cap and (mu[worst] >= thresh or lam < mu[worst]):
+            if release_cap and (worst < 0 or lam < mu[worst]):
                 cap_active = False
             else:
                 is_free[worst] = True

@@ -285,6 +285,9 @@ def _check_problem(unary, edges, weights):
         if not np.all(np.isfinite(unary[:, 1] - unary[:, 0])):  # the terminal capacities
             raise ValueError("unary: too large (the difference of a row's two scores "
                              "overflows); scale them down")
+        if not np.isfinite(np.abs(unary).max(axis=1).sum() + weights.sum()):
+            raise ValueError("unary, weights: too large (the score of a labelling "
+                             "overflows); scale them down")
     pairs, inverse = _canonical(edges, n)
     merged = np.bincount(inverse, weights=weights, minlength=len(pairs)) if len(pairs) else weights[:0]
     return unary, pairs, np.ascontiguousarray(merged, dtype=np.float64)

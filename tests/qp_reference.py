@@ -30,16 +30,21 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
         if F.size == 0 or at_optimum or np.abs(p_F).max() <= 1e-13 * z_scale:
             at_optimum = False
             # stationary on the working set: check the multipliers of the active bounds
+            # each bound against its own rounding scale where that is below the
+            # problem's: |rounding of (G z)_i| <= eps sqrt(G_ii) sum_j sqrt(G_jj) z_j
             mu = grad + (lam * capped if cap_active else 0.0)
             mu[free] = np.inf
-            worst = int(np.argmin(mu))
             thresh = -tol * max(float(np.abs(b).max()), scale * z_scale)
+            d = np.sqrt(np.abs(np.diag(G)))
+            row_thresh = -tol * np.minimum(-thresh / tol, np.maximum(np.abs(b), d * (d @ z)))
+            violating = np.flatnonzero(mu < row_thresh)
+            worst = int(violating[np.argmin(mu[violating])]) if violating.size else -1
             release_cap = cap_active and lam < thresh
-            if mu[worst] >= thresh and not release_cap:
+            if worst < 0 and not release_cap:
                 if z.max() > 1e9 * max(1.0, C, float(np.abs(b).max()) / scale):
                     break  # only the ridge keeps it finite: the dual is unbounded
                 return z, (lam if cap_active else 0.0)
-            if release_cap and (mu[worst] >= thresh or lam < mu[worst]):
+            if release_cap and (worst < 0 or lam < mu[worst]):
                 cap_active = False
             else:
                 free[worst] = True

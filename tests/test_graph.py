@@ -246,7 +246,13 @@ def test_overflowing_cut_is_refused():
     with pytest.raises(ValueError, match="too large"):
         max_score_labelling([[1e308, -1e308]], [], [])
     with pytest.raises(ValueError, match="too large for max-marginals"):
+        max_marginals([[0.0, 1e308], [0.0, 0.0]], [[0, 1]], [1e307])
+    with pytest.raises(ValueError, match="too large"):  # (the labelling's score too)
         max_marginals([[0.0, 1e308], [0.0, 0.0]], [[0, 1]], [1e308])
+    # each row's gain is finite, the score of a labelling is not: NaN max-marginals
+    with pytest.raises(ValueError, match=r"^unary, weights: too large \(the score of a "
+                                         r"labelling overflows\)"):
+        max_marginals([[1e308, 1e308], [1e308, 1e308]], [[0, 1]], [1.0])
     # one cut needs no forcing constant: still solved
     labels, _ = max_score_labelling([[0.0, 1.0], [0.0, -1.0]], [[0, 1]], [1e308])
     assert labels.tolist() == [0, 0]

@@ -1,6 +1,7 @@
 """HOB-SVM and HOAP-SVM: joint features, loss-augmented inference against brute force,
 the CCCP pieces, the η = 0 baselines, and bad input."""
 import itertools
+import re
 import warnings
 
 import numpy as np
@@ -310,3 +311,13 @@ def test_console_script_high_order_options(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{broken}: malformed high-order metadata" in err and err.count("\n") == 1
     assert not (tmp_path / "out").exists()
+    # a positive pairwise weight (edited by hand) was clipped to 0 without a word
+    text = (tmp_path / "m").read_text()
+    positive = re.sub(r"pairwise=(\w+):-?[0-9.e+-]+", r"pairwise=\1:5.0", text, count=1)
+    assert positive != text
+    broken.write_text(positive)
+    assert ap_classify.main(["--groups", "img", "-v", "0", str(tmp_path / "train.dat"),
+                             str(broken), str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert f"{broken}: pairwise weight " in err and "is positive" in err
+    assert err.count("\n") == 1 and not (tmp_path / "out").exists()

@@ -308,6 +308,11 @@ def from_linear_model(model):
             and all(np.isfinite(list(weights.values())))):
         raise ValueError("model: malformed high-order metadata (eta, bias and the pairwise "
                          "weights must be finite, eta and bias non-negative)")
+    positive = [tok for tok in tokens if float(tok.split(":", 1)[1]) > 0]
+    if positive:  # training keeps w₂ ≤ 0 (a submodular energy that graph cuts solve)
+        raise ValueError(f"model: pairwise weight {positive[0]} is positive; the pairwise "
+                         "weights of a high-order model are <= 0 (w₂ > 0 rewards cut edges, "
+                         "an energy graph cuts cannot minimise)")
     features_pf = sorted(i for i in weights if i != d)
     if any(i < 0 or i >= d for i in features_pf) or ((d in weights) != bool(bias)):
         raise ValueError("model: pairwise feature indices out of range, or the constant "
@@ -319,7 +324,7 @@ def from_linear_model(model):
     w[:d] = model.w[:d] if len(model.w) >= d else np.pad(model.w, (0, d - len(model.w)))
     if bias:
         w[d] = -model.b / bias
-    w[2 * k:] = np.minimum([weights[i] for i in index], 0.0)  # (w₂ ≤ 0, as fit keeps it)
+    w[2 * k:] = [weights[i] for i in index]
     est.coef_ = w
     est.unary_coef_ = w[:k].copy()
     est.pairwise_coef_ = w[2 * k:].copy()
