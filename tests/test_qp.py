@@ -192,3 +192,17 @@ def test_an_active_cap_is_met_exactly_when_b_dwarfs_G():
     for solve in (solve_dual_qp, reference_dual_qp):
         z, _ = solve(G, b, capped, 1.0)
         assert z[0] == pytest.approx(1.0, rel=4e-16, abs=0.0)
+
+
+def test_a_small_hard_row_beside_a_large_plane_is_not_excused():
+    """Multipliers were accepted down to -1e-12 · max diag G · max z, which for a plane
+    of norm 1e5 excused a violation of 0.005 in a hard row of norm 1 (w2 >= 1.005 met at
+    w2 = 1); each bound is now checked at its own row's rounding scale. (The ridge,
+    1e-13 of the largest diagonal, still biases the small rows by about 4e-6.)"""
+    V = np.array([[1e5, 0.0], [0.0, 1.0], [0.0, 1.0]])  # a capped plane, two hard rows
+    G, b, capped = V @ V.T, np.array([1.0, 1.0, 1.005]), np.array([True, False, False])
+    for solve in (solve_dual_qp, reference_dual_qp):
+        for z0 in (np.array([0.0, 1.0, 0.0]), None):
+            z, _ = solve(G, b, capped, 1.0, z0=z0)
+            slack = V[1:] @ (V.T @ z) - b[1:]
+            assert slack.min() >= -1e-5, (solve.__name__, z0, slack)
