@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_matrix, check_positive, check_vector
-from ..graph import (_canonical, _Topology, check_edges, max_marginals, max_marginals_compact,
+from ..graph import (_canonical, _Topology, check_edges, max_marginal_gaps, max_marginals_compact,
                      max_score_labelling)
 from ..inference import loss_augmented_inference, true_coef
 from .binary import add_bias_column
@@ -143,8 +143,7 @@ class HighOrderFeatures:
 
     def ranking_scores(self, w):
         """s_i = m_i⁺ − m_i⁻ (eq. 11)."""
-        m0, m1 = max_marginals(self.unary(w), self.pairs, self.edge_weights(w))
-        return m1 - m0
+        return max_marginal_gaps(self.unary(w), self.pairs, self.edge_weights(w))
 
 
 def _split_labels(y, n):
