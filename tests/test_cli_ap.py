@@ -424,3 +424,18 @@ def test_a_closed_stdout_only_silences_the_output(data, tmp_path):
                           pass_fds=(), preexec_fn=lambda: os.close(1), timeout=120)
     assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
     assert read_model(model).w.size == 40
+
+
+def test_a_qp_failure_is_a_one_line_error(monkeypatch, data, tmp_path, capsys):
+    """QPError (a RuntimeError) escaped the console scripts as a traceback."""
+    from svmrank.estimators.ranking import RankSVM
+    from svmrank.learners.qp import QPError
+
+    def fail(*args, **kwargs):
+        raise QPError("the constraints cannot all be satisfied (unbounded dual)")
+    monkeypatch.setattr(RankSVM, "fit", fail)
+    train, _ = data
+    assert ap_learn.main(["-c", "1", str(train), str(tmp_path / "m")]) == 1
+    err = capsys.readouterr().err
+    assert "error: the constraints cannot all be satisfied" in err and err.count("\n") == 1
+    assert not (tmp_path / "m").exists()

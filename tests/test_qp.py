@@ -206,3 +206,21 @@ def test_a_small_hard_row_beside_a_large_plane_is_not_excused():
             z, _ = solve(G, b, capped, 1.0, z0=z0)
             slack = V[1:] @ (V.T @ z) - b[1:]
             assert slack.min() >= -1e-5, (solve.__name__, z0, slack)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(G=np.eye(2), b=np.ones(3)), r"^G: expected a finite \(3, 3\) matrix"),
+    (dict(G=np.full((1, 1), np.nan), b=np.ones(1)), r"^G: expected a finite"),
+    (dict(b=np.array([np.inf])), r"^b: contains NaN or infinite"),
+    (dict(C=float("nan")), r"^C must be a finite number"),
+    (dict(C=-1.0), r"^C must be positive"),
+    (dict(capped=np.ones(2, dtype=bool)), r"^capped: expected length 1"),
+    (dict(z0=np.ones(3)), r"^z0: expected length 1"),
+    (dict(max_iter=0), r"^max_iter: expected a positive integer"),
+])
+def test_solve_dual_qp_refuses_bad_input(kwargs, match):
+    """A 2x2 G with 3 entries of b read out of bounds; C = nan ignored the cap."""
+    args = dict(G=np.eye(1), b=np.ones(1), capped=np.ones(1, dtype=bool), C=1.0)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        solve_dual_qp(args.pop("G"), args.pop("b"), args.pop("capped"), args.pop("C"), **args)

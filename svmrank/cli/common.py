@@ -6,6 +6,7 @@ import sys
 import warnings
 
 from ..exceptions import InputFormatError
+from ..learners.qp import QPError
 
 
 class CLIError(Exception):
@@ -206,7 +207,7 @@ def run(main, argv=None, prog=None):
     except CLIError as exc:
         print(f"{prog}: error: {exc} (see -? for help)", file=sys.stderr)
         return 2
-    except (InputFormatError, ValueError, OSError) as exc:
+    except (InputFormatError, ValueError, OSError, QPError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
     except MemoryError:

@@ -11,6 +11,7 @@ with w = Σ z v. Hard rows (APPX's easy samples) are variables without the cap.
 import numpy as np
 
 from .. import _qp_fast
+from .._validation import check_positive, check_vector
 
 
 class QPError(RuntimeError):
@@ -42,18 +43,25 @@ def solve_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
     cap_multiplier : float
         The multiplier of the cap (the primal slack ξ when the cap is active).
     """
+    b = check_vector(b, "b")
     n = len(b)
+    C = check_positive(C, "C")
+    tol = check_positive(tol, "tol")
+    G = np.ascontiguousarray(G, dtype=np.float64)
+    if G.shape != (n, n) or not np.isfinite(G).all():
+        raise ValueError(f"G: expected a finite ({n}, {n}) matrix, got shape {G.shape}")
+    capped = check_vector(capped, "capped", n=n, dtype=bool)
     if n == 0:
         return np.zeros(0), 0.0
-    capped = np.ascontiguousarray(capped, dtype=bool)
-    z = np.zeros(n) if z0 is None else np.maximum(np.asarray(z0, dtype=np.float64), 0.0)
+    z = np.zeros(n) if z0 is None else np.maximum(check_vector(z0, "z0", n=n), 0.0)
     total = z[capped].sum()
     if total > C:
         z[capped] *= C / total
     max_iter = 20 * n + 100 if max_iter is None else max_iter
+    if int(max_iter) < 1:
+        raise ValueError(f"max_iter: expected a positive integer, got {max_iter!r}")
     status, cap_multiplier = _qp_fast.solve_dual_qp(
-        np.ascontiguousarray(G, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64),
-        capped.view(np.uint8), float(C), z, float(tol), int(max_iter))
+        G, b, capped.view(np.uint8), C, z, tol, int(max_iter))
     if status == _qp_fast.QP_MAX_ITER:
         raise QPError(f"active-set QP did not converge in {max_iter} iterations")
     if status == _qp_fast.QP_UNBOUNDED:
