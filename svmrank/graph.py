@@ -48,20 +48,23 @@ def check_edges(edges, n_samples, name="edges"):
         Argument name used in error messages.
     """
     arr = np.asarray(edges)
-    if arr.size == 0:
+    if arr.size == 0 and arr.ndim < 2:  # [] or an empty 1-d array: no edges
         return np.zeros((0, 2), dtype=np.int64)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(f"{name}: expected an (E, 2) array of row numbers, got shape {arr.shape}")
+    if arr.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             raise ValueError(f"{name}: row numbers must be integers")
     elif arr.dtype.kind not in "iu":
         raise ValueError(f"{name}: row numbers must be integers, got dtype {arr.dtype}")
-    arr = np.ascontiguousarray(arr, dtype=np.int64)
-    if arr.min() < 0 or arr.max() >= n_samples:
+    if arr.max() >= n_samples or arr.min() < 0:  # (before the cast: uint64 and floats wrap)
         bad = np.flatnonzero((arr < 0).any(axis=1) | (arr >= n_samples).any(axis=1))
-        u, v = arr[bad[0]]
+        show = (lambda x: f"{x:g}") if arr.dtype.kind == "f" else str
+        u, v = (show(x) for x in arr[bad[0]].tolist())
         raise ValueError(f"{name}: edge {bad[0]} ({u}, {v}) names a row outside [0, {n_samples})")
+    arr = np.ascontiguousarray(arr, dtype=np.int64)
     loops = np.flatnonzero(arr[:, 0] == arr[:, 1])
     if loops.size:
         raise ValueError(f"{name}: edge {loops[0]} is a self loop on row {arr[loops[0], 0]}")
@@ -260,6 +263,9 @@ def edges_from_networkx(graph, nodes=None):
 
 # ------------------------------------------------------------------ graph cuts
 def _check_problem(unary, edges, weights):
+    if np.iscomplexobj(unary) or np.iscomplexobj(weights):
+        raise ValueError(f"{'unary' if np.iscomplexobj(unary) else 'weights'}: complex "
+                         "values are not supported")
     try:
         unary = np.array(unary, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -271,9 +277,12 @@ def _check_problem(unary, edges, weights):
     n = unary.shape[0]
     edges = check_edges(edges, n, "edges")
     try:
-        weights = np.array(weights, dtype=np.float64).ravel()
+        weights = np.array(weights, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"weights: cannot convert to a float64 array ({exc})") from None
+    if weights.ndim > 1:
+        raise ValueError(f"weights: expected a 1-d array (one per edge), got shape {weights.shape}")
+    weights = weights.ravel()
     if weights.shape[0] != edges.shape[0]:
         raise ValueError(f"weights: expected one weight per edge ({edges.shape[0]}), got {weights.shape[0]}")
     if not np.all(np.isfinite(weights)):

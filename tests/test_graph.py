@@ -318,3 +318,22 @@ def test_max_marginal_gaps_do_not_cancel():
         m0, m1 = max_marginals(unary, edges, weights)
         np.testing.assert_allclose(max_marginal_gaps(unary, edges, weights), m1 - m0,
                                    rtol=0, atol=1e-12 * (1 + np.abs(m0).max()))
+
+
+def test_edges_and_weights_of_the_wrong_kind_are_refused():
+    """uint64 and float rows past int64 were reported wrapped ((0, -1)); (0, 3) and
+    (5, 0) arrays passed as 'no edges'; complex unary lost its imaginary part and 2-D
+    weights were flattened, with a warning at most."""
+    for edges, match in [
+            (np.array([[0, 2**64 - 1]], dtype=np.uint64),
+             r"edge 0 \(0, 18446744073709551615\) names a row"),
+            (np.array([[0.0, 1e20]]), r"edge 0 \(0, 1e\+20\) names a row"),
+            (np.zeros((0, 3)), r"expected an \(E, 2\) array of row numbers, got shape \(0, 3\)"),
+            (np.zeros((5, 0)), r"expected an \(E, 2\) array of row numbers, got shape \(5, 0\)")]:
+        with pytest.raises(ValueError, match=r"^edges: " + match):
+            check_edges(edges, 5)
+    assert check_edges(np.zeros((0, 2)), 5).shape == (0, 2)
+    with pytest.raises(ValueError, match=r"^unary: complex values are not supported$"):
+        max_marginals([[0.0, 1j], [0.0, 0.0]], [[0, 1]], [1.0])
+    with pytest.raises(ValueError, match=r"^weights: expected a 1-d array"):
+        max_marginals([[0.0, 1.0], [0.0, 0.0]], [[0, 1]], [[1.0]])
