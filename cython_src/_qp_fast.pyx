@@ -64,7 +64,7 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
     cdef unsigned char* is_free = <unsigned char*> (piv + n + 1)
     cdef Py_ssize_t i, j, k, it, nf, m, worst, block_var
     cdef double scale = 0.0, ridge, lam = 0.0, total, z_scale, pmax, thresh, bmax = 0.0
-    cdef double step, ratio, rise, room, s, norm_z, row_thresh
+    cdef double step, ratio, rise, room, s, norm_z, base
     cdef bint cap_active, at_optimum = False, release_cap, any_capped = False, block_cap, e_any
     for i in range(n):
         scale = max(scale, fabs(G[i * n + i]))
@@ -127,16 +127,16 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
             # row's (G z)_i rounds by at most eps sqrt(G_ii) sum_j sqrt(G_jj) z_j, so a
             # hard row of norm 1 beside planes of norm 1e5 is not excused 1e10 times
             # its own error (its violation b_i - (G z)_i would pass unseen)
-            thresh = -tol * max(bmax, scale * z_scale)
+            base = max(bmax, scale * z_scale)
+            thresh = -tol * base
             norm_z = 0.0
             for i in range(n):
                 norm_z += sqrt(fabs(G[i * n + i])) * z[i]
             worst = -1
             for i in range(n):
                 mu[i] = INFINITY if is_free[i] else grad[i] + (lam if (cap_active and capped[i]) else 0.0)
-                row_thresh = -tol * min(-thresh / tol,
-                                        max(fabs(b[i]), sqrt(fabs(G[i * n + i])) * norm_z))
-                if mu[i] < row_thresh and (worst < 0 or mu[i] < mu[worst]):
+                s = -tol * min(base, max(fabs(b[i]), sqrt(fabs(G[i * n + i])) * norm_z))
+                if mu[i] < s and (worst < 0 or mu[i] < mu[worst]):
                     worst = i
             release_cap = cap_active and lam < thresh
             if worst < 0 and not release_cap:

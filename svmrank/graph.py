@@ -360,8 +360,8 @@ class _Cut:
         forced = self.best - delta_e
         m1 = np.where(self.labelling == 1, self.best, forced)
         m0 = np.where(self.labelling == 0, self.best, forced)
-        self.gaps = np.where(self.labelling == 1, delta_e, -delta_e)  # m1 - m0, exactly
-        return m0, m1, delta_flow, out[2:]
+        gaps = np.where(self.labelling == 1, delta_e, -delta_e)  # m1 - m0, exactly
+        return m0, m1, gaps, delta_flow, out[2:]
 
 
 def max_score_labelling(unary, edges, weights):
@@ -412,7 +412,7 @@ def max_marginals_compact(unary, edges, weights, _topology=None):
         cut = _Cut(*_check_problem(unary, edges, weights))
     else:
         cut = _Cut(unary, _topology.pairs, weights, _topology)
-    m0, m1, _, rec = cut.max_marginals(True)
+    m0, m1, _, _, rec = cut.max_marginals(True)
     n, E = len(m0), len(cut.pairs)
     node_ptr, node_idx, node_sgn, edge_ptr, edge_idx, edge_sgn = rec
     flips = sp.csr_matrix((node_sgn, node_idx, node_ptr), shape=(n, n))
@@ -427,9 +427,7 @@ def max_marginal_gaps(unary, edges, weights):
     gap of 1e-7 beside another node's 1e12 came out 0).
 
     Parameters and validation as in :func:`max_score_labelling`; returns ndarray (n,)."""
-    cut = _Cut(*_check_problem(unary, edges, weights))
-    cut.max_marginals(False)
-    return cut.gaps
+    return _Cut(*_check_problem(unary, edges, weights)).max_marginals(False)[2]
 
 
 def max_marginals(unary, edges, weights, return_labellings=False):
@@ -454,7 +452,7 @@ def max_marginals(unary, edges, weights, return_labellings=False):
     """
     if not return_labellings:
         cut = _Cut(*_check_problem(unary, edges, weights))
-        m0, m1, _, _ = cut.max_marginals(False)
+        m0, m1, _, _, _ = cut.max_marginals(False)
         return m0, m1
     res = max_marginals_compact(unary, edges, weights)
     n = len(res.m0)

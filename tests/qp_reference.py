@@ -29,14 +29,15 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
         z_scale = float(np.abs(z).max())
         if F.size == 0 or at_optimum or np.abs(p_F).max() <= 1e-13 * z_scale:
             at_optimum = False
-            # stationary on the working set: check the multipliers of the active bounds
-            # each bound against its own rounding scale where that is below the
-            # problem's: |rounding of (G z)_i| <= eps sqrt(G_ii) sum_j sqrt(G_jj) z_j
+            # stationary on the working set: check the multipliers of the active bounds,
+            # each against its own rounding scale where that is below the problem's:
+            # |rounding of (G z)_i| <= eps sqrt(G_ii) sum_j sqrt(G_jj) z_j
             mu = grad + (lam * capped if cap_active else 0.0)
             mu[free] = np.inf
-            thresh = -tol * max(float(np.abs(b).max()), scale * z_scale)
+            base = max(float(np.abs(b).max()), scale * z_scale)
+            thresh = -tol * base
             d = np.sqrt(np.abs(np.diag(G)))
-            row_thresh = -tol * np.minimum(-thresh / tol, np.maximum(np.abs(b), d * (d @ z)))
+            row_thresh = -tol * np.minimum(base, np.maximum(np.abs(b), d * (d @ z)))
             violating = np.flatnonzero(mu < row_thresh)
             worst = int(violating[np.argmin(mu[violating])]) if violating.size else -1
             release_cap = cap_active and lam < thresh

@@ -308,7 +308,7 @@ def from_linear_model(model):
             and all(np.isfinite(list(weights.values())))):
         raise ValueError("model: malformed high-order metadata (eta, bias and the pairwise "
                          "weights must be finite, eta and bias non-negative)")
-    positive = [tok for tok in tokens if float(tok.split(":", 1)[1]) > 0]
+    positive = [f"{'b' if i == d else i}:{v:g}" for i, v in weights.items() if v > 0]
     if positive:  # training keeps w₂ ≤ 0 (a submodular energy that graph cuts solve)
         raise ValueError(f"model: pairwise weight {positive[0]} is positive; the pairwise "
                          "weights of a high-order model are <= 0 (w₂ > 0 rewards cut edges, "
