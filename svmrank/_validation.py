@@ -36,21 +36,25 @@ def check_matrix(X, name="X", n_features=None, min_features=1):
     """
     if X is None:
         raise ValueError(f"{name}: expected an array, got None")
-    if np.iscomplexobj(X) or (sp.issparse(X) and np.issubdtype(X.dtype, np.complexfloating)):
-        raise ValueError(f"{name}: Complex data not supported")
     if sp.issparse(X):
+        if X.dtype.kind == "c":
+            raise ValueError(f"{name}: Complex data not supported")
         X = sp.csr_matrix(X, dtype=np.float64, copy=False)
         if not X.has_canonical_format:
             X = X.copy()
             X.sum_duplicates()
             X.sort_indices()
     else:
-        try:
-            arr = np.asarray(X, dtype=np.float64)
+        try:  # (converted before its dtype is read: X may be any array-like)
+            arr = np.asarray(X)
+            complex_data = arr.dtype.kind == "c"
+            arr = arr if complex_data else arr.astype(np.float64, copy=False)
         except TypeError as exc:
             raise TypeError(f"{name}: cannot convert to a float64 array ({exc})") from None
         except ValueError as exc:
             raise ValueError(f"{name}: cannot convert to a float64 array ({exc})") from None
+        if complex_data:
+            raise ValueError(f"{name}: Complex data not supported")
         if arr.ndim != 2:
             raise ValueError(f"{name}: expected a 2-d array, got {arr.ndim}-d; Reshape your data "
                              "with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample")
@@ -78,12 +82,14 @@ def check_vector(v, name, n=None, dtype=np.float64, finite=True):
     if v is None:
         raise ValueError(f"{name}: requires y to be passed, but the target y is None"
                          if name == "y" else f"{name}: expected an array, got None")
-    if dtype is not None and np.dtype(dtype).kind == "f" and np.iscomplexobj(v):
-        raise ValueError(f"{name}: complex data not supported")
-    try:
-        arr = np.ascontiguousarray(v, dtype=dtype)
+    try:  # (converted before its dtype is read: v may be any array-like)
+        arr = np.asarray(v)
+        complex_data = dtype is not None and np.dtype(dtype).kind == "f" and arr.dtype.kind == "c"
+        arr = arr if complex_data else np.ascontiguousarray(arr, dtype=dtype)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name}: cannot convert to a {np.dtype(dtype).name} array ({exc})") from None
+    if complex_data:
+        raise ValueError(f"{name}: complex data not supported")
     if arr.ndim != 1:
         raise ValueError(f"{name}: expected a 1-d array, got shape {arr.shape}")
     if n is not None and arr.shape[0] != n:

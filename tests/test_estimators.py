@@ -4,7 +4,7 @@ import warnings
 import numpy as np
 import pytest
 
-from svmrank import APSVM, BinarySVM, RankSVM
+from svmrank import APSVM, BinarySVM, RankSVM, TopKSVM
 from svmrank.datasets import make_ranking
 from svmrank.exceptions import ConvergenceWarning
 from svmrank.metrics import average_precision
@@ -36,6 +36,62 @@ def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check(estimator)
+
+
+# TopKSVM is a classifier; the classifier checks it fails, and why:
+TOPK_EXPECTED_FAILED_CHECKS = {
+    # decision_function is (n_samples, n_classes) for two classes too (one score per class,
+    # as for more), where scikit-learn's binary convention is one column for classes_[1]
+    "check_classifiers_train": "binary decision_function has one column per class",
+    "check_classifiers_classes": "binary decision_function has one column per class",
+    # labels are any sortable hashable values: distinct floats are distinct classes
+    "check_classifiers_regression_target": "float labels are class labels, not a continuous target",
+    # y must be 1-d: a column vector is refused with a ValueError, not ravelled with a warning
+    "check_supervised_y_2d": "a 2-d y is refused",
+}
+
+
+@parametrize_with_checks([TopKSVM(random_state=0),
+                          TopKSVM(kernel="precomputed", random_state=0)],
+                         expected_failed_checks=lambda estimator: TOPK_EXPECTED_FAILED_CHECKS)
+def test_topk_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
+
+
+def test_topk_is_a_classifier():
+    from sklearn.base import is_classifier
+    from sklearn.model_selection import StratifiedKFold, check_cv
+    assert is_classifier(TopKSVM())
+    y = np.repeat([0, 1, 2], 4)
+    assert isinstance(check_cv(3, y, classifier=is_classifier(TopKSVM())), StratifiedKFold)
+
+
+class _ArrayOnly:
+    """An array-like that converts (``__array__``) but refuses every NumPy function."""
+
+    def __init__(self, a):
+        self.a = np.asarray(a)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.a if dtype is None else self.a.astype(dtype)
+
+    def __array_function__(self, func, types, args, kwargs):
+        raise TypeError(f"no NumPy function on this object: {func.__name__}")
+
+
+def test_array_likes_are_converted_before_they_are_inspected():
+    X, y, qid = make_ranking(120, 5, n_queries=2, random_state=3)
+    dense = X.toarray()
+    a = APSVM(C=10.0).fit(_ArrayOnly(dense), _ArrayOnly(y), qid=qid)
+    b = APSVM(C=10.0).fit(dense, y, qid=qid)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.decision_function(_ArrayOnly(dense)), b.decision_function(dense))
+    with pytest.raises(ValueError, match="^X: Complex data not supported$"):
+        APSVM().fit(_ArrayOnly(dense + 1j), y, qid=qid)
+    with pytest.raises(ValueError, match="^y: complex data not supported$"):
+        APSVM().fit(dense, _ArrayOnly(y + 0j), qid=qid)
 
 
 def test_dense_and_sparse_give_the_same_model():

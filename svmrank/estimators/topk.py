@@ -114,6 +114,8 @@ class TopKSVM(BaseEstimator):
     n_features_in_ : int
     """
 
+    _estimator_type = "classifier"  # (scikit-learn < 1.6 reads this, later ones the tags)
+
     def __init__(self, k=1, loss="alpha", C=1.0, epsilon=1e-3, max_epoch=1000,
                  check_gap_every=5, random_state=None, kernel="linear", verbose=0):
         self.k = k
@@ -127,7 +129,9 @@ class TopKSVM(BaseEstimator):
         self.verbose = verbose
 
     def __sklearn_tags__(self):
+        from sklearn.utils import ClassifierTags
         tags = super().__sklearn_tags__()
+        tags.classifier_tags = ClassifierTags()
         tags.input_tags.pairwise = self.kernel == "precomputed"  # (CV slices rows and columns)
         return tags
 
@@ -153,11 +157,13 @@ class TopKSVM(BaseEstimator):
         checked = check_matrix(X, "X")
         if (self.kernel if fitting else self._fitted("kernel")) == "precomputed":
             X = checked.toarray()
-            n_train = X.shape[0] if fitting else self.dual_coef_.shape[0]
-            if X.shape[1] != n_train or (fitting and X.shape[0] != n_train):
-                raise ValueError(f"X: a precomputed kernel needs {n_train} columns"
-                                 f"{' and as many rows' if fitting else ''} "
+            if fitting and X.shape[1] != X.shape[0]:
+                raise ValueError(f"X: a precomputed kernel needs {X.shape[0]} columns "
                                  f"(one per training sample), got shape {X.shape}")
+            if not fitting and X.shape[1] != self.dual_coef_.shape[0]:  # (scikit-learn's wording)
+                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                                 f"expecting {self.dual_coef_.shape[0]} features as input (a "
+                                 "precomputed kernel: one column per training sample)")
             return X
         return checked if sp.issparse(X) else checked.toarray()
 
