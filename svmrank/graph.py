@@ -183,8 +183,9 @@ def group_keys(key, qid=None, comments=None):
     key : str
         ``"qid"``: the qid column (0, SVM-light's "no qid", joins no group);
         otherwise the value of a ``key=value`` token in each example's comment
-        (e.g. ``# image=2007_000123``); examples without the token join no group.
-        A key that no example carries is an error (a misspelt key would link nothing).
+        (e.g. ``# image=2007_000123``); examples without the token, or with an empty
+        value (``image=``), join no group. A key that no example carries is an error
+        (a misspelt key would link nothing), as is a key with '=' or white space.
     qid : array-like, optional
     comments : list of str, optional
     """
@@ -194,6 +195,9 @@ def group_keys(key, qid=None, comments=None):
         keys = [None if q == 0 else q for q in np.asarray(qid).tolist()]
         where = "a non-zero qid"
     else:
+        if not isinstance(key, str) or not key or "=" in key or any(c.isspace() for c in key):
+            raise ValueError(f"groups: key must be 'qid' or a name without '=' or white "
+                             f"space; got {key!r}")
         if comments is None:
             raise ValueError(f"groups: key {key!r} is read from the comments, which are missing")
         prefix = key + "="
@@ -202,7 +206,7 @@ def group_keys(key, qid=None, comments=None):
             found = None
             for token in str(text).split():
                 if token.startswith(prefix):
-                    found = token[len(prefix):]
+                    found = token[len(prefix):] or None
                     break
             keys.append(found)
         where = f"a '{key}=value' token in its comment"

@@ -276,6 +276,11 @@ def test_group_keys_and_edges_for_examples(tmp_path):
         group_keys("nokey", comments=comments)  # a misspelt key must not link nothing silently
     with pytest.raises(ValueError, match="no example has a non-zero qid"):
         group_keys("qid", qid=np.zeros(4))
+    # an empty value joins no group (it linked every such example as one group)
+    assert group_keys("img", comments=["img= x=1", "img=", "img=c"]) == [None, None, "c"]
+    for key in ("", "img=", "a b", "img\t", 3):
+        with pytest.raises(ValueError, match="key must be 'qid' or a name without"):
+            group_keys(key, comments=comments)
     path = tmp_path / "e.txt"
     path.write_text("1 2\n")
     edges = edges_for_examples(4, path, "img", comments=comments)

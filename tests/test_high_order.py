@@ -298,10 +298,15 @@ def test_console_script_high_order_options(tmp_path, capsys):
     np.testing.assert_allclose(back.pairwise_coef_, est.pairwise_coef_, atol=1e-6)
     for bad, message in ((["--pairwise-features", "0"], "feature numbers start at 1"),
                          (["--pairwise-features", "a,b"], "expected 'all', 'none'"),
-                         (["--eta", "-1"], "--eta: expected a finite value >= 0")):
+                         (["--eta", "-1"], "--eta: expected a finite value >= 0"),
+                         (["--edges", ""], "argument --edges: expected a file name, got ''"),
+                         (["--groups", ""], "argument --groups: expected a key, got ''")):
         assert ap_learn.main(["--model", "hoap", "--groups", "img", "-v", "0"] + bad +
                              [str(tmp_path / "train.dat"), str(tmp_path / "x")]) == 2
         assert message in capsys.readouterr().err
+    assert ap_learn.main(["--model", "hoap", "--groups", "img=", "-v", "0",
+                          str(tmp_path / "train.dat"), str(tmp_path / "x")]) == 1
+    assert "groups: key must be 'qid' or a name without '='" in capsys.readouterr().err
     # a model whose pairwise metadata is damaged: the error names the model file
     from svmrank.cli import ap_classify
     broken = tmp_path / "broken.model"

@@ -17,7 +17,8 @@ from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .._validation import query_segments
 from ..metrics import average_precision, ndcg, roc_auc
-from .common import CLIError, StructArgumentParser, add_verbosity_options, check_verbosity, run
+from .common import (CLIError, StructArgumentParser, add_verbosity_options, check_verbosity,
+                     nonempty, run)
 
 _LOSS_MEASURES = {"ap": ("1 - AP", average_precision), "ndcg": ("1 - NDCG, binary relevance", ndcg),
                   "roc": ("1 - ROC area", roc_auc)}
@@ -43,10 +44,12 @@ def build_parser():
                    help="bags of candidates (qid = bag id, contiguous): write one score per "
                         "bag, its highest candidate score, in order of first appearance, "
                         "and report the bag ranking's statistics")
-    p.add_argument("--edges", metavar="FILE", default=None,
+    p.add_argument("--edges", type=nonempty("a file name"), metavar="FILE",
+                   default=None,
                    help="high-order models (svm_ap_learn --model): links among the examples, "
                         "'u v' per line (0-based rows); scores are max-marginal differences")
-    p.add_argument("--groups", metavar="KEY", default=None,
+    p.add_argument("--groups", type=nonempty("a key"), metavar="KEY",
+                   default=None,
                    help="high-order models: link examples sharing 'qid' or KEY=value in the comment")
     return p
 

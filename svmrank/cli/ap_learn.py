@@ -22,7 +22,7 @@ from ..io.svmlight import load_svmlight
 from .common import (CLIError, StructArgumentParser, add_kernel_option, add_perf_settings,
                      add_solver_settings, add_verbosity_options, check_kernel,
                      check_perf_settings, check_solver_settings, check_verbosity,
-                     positive_float, run)
+                     nonempty, positive_float, run)
 
 # SVM-perf's -l numbers where they overlap, plus names
 LOSS_CODES = {"2": "error", "10": "roc", "11": "ap", "ap": "ap", "ndcg": "ndcg", "roc": "roc",
@@ -110,9 +110,11 @@ def build_parser():
                         "(default 1)")
     p.add_argument("--seed", type=int, default=None, metavar="int",
                    help="with --latent: seed of the random initialisations (default 0)")
-    p.add_argument("--edges", metavar="FILE", default=None,
+    p.add_argument("--edges", type=nonempty("a file name"), metavar="FILE",
+                   default=None,
                    help="with --model: links, 'u v' per line (0-based example rows)")
-    p.add_argument("--groups", metavar="KEY", default=None,
+    p.add_argument("--groups", type=nonempty("a key"), metavar="KEY",
+                   default=None,
                    help="with --model: link examples sharing a key: 'qid', or KEY=value "
                         "in the example's comment")
     return p

@@ -154,6 +154,15 @@ def positive_float(name):
     return convert
 
 
+def nonempty(what):
+    """argparse type: a non-empty string (an empty ``--edges ''`` is a mistake, not "none")."""
+    def convert(text):
+        if not text:
+            raise argparse.ArgumentTypeError(f"expected {what}, got ''")
+        return text
+    return convert
+
+
 class _ReaderGone:
     """stdout that outlives its reader: once the pipe breaks (``learn ... | head``),
     the rest of the output is dropped and the work goes on, so the model or the
