@@ -326,3 +326,17 @@ def test_console_script_high_order_options(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{broken}: pairwise weight " in err and "is positive" in err
     assert err.count("\n") == 1 and not (tmp_path / "out").exists()
+
+
+def test_a_positive_pairwise_weight_set_by_hand_is_refused():
+    """Fit keeps w₂ <= 0; a positive weight written into coef_ was clipped to 0 without a
+    word (the model file reader already refuses one)."""
+    X, y, groups = make_grouped(n_samples=40, n_features=4, n_groups=10, random_state=0)
+    edges = edges_from_groups(groups)
+    est = HOBSVM(C=5.0).fit(X, y, edges=edges)
+    est.decision_function(X, edges=edges)
+    start = 2 * (X.shape[1] + 1)  # after the unary blocks (with the bias)
+    est.coef_[start + 1] = 0.25
+    for method in (est.decision_function, est.predict):
+        with pytest.raises(ValueError, match=r"^coef_: pairwise weight 0.25 \(pairwise feature 1\) is positive"):
+            method(X, edges=edges)

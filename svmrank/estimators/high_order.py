@@ -56,7 +56,13 @@ class _HighOrderEstimator(BaseEstimator):
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
                              f"is expecting {self.n_features_in_} features as input")
-        return self._features(X, edges, getattr(self, "layout_", None))
+        f = self._features(X, edges, getattr(self, "layout_", None))
+        w2 = self.coef_[f.pairwise_slice]
+        if (w2 > 0).any():  # (fit keeps w₂ ≤ 0; edge weights would be clipped to 0)
+            k = int(np.argmax(w2 > 0))
+            raise ValueError(f"coef_: pairwise weight {w2[k]:g} (pairwise feature {k}) is "
+                             "positive; graph cuts need w₂ <= 0 (a submodular energy)")
+        return f
 
     def _store(self, features, w):
         d = features.n_input_features
