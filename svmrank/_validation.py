@@ -85,13 +85,14 @@ def check_vector(v, name, n=None, dtype=np.float64, finite=True):
     try:  # (converted before its dtype is read: v may be any array-like)
         arr = np.asarray(v)
         complex_data = dtype is not None and np.dtype(dtype).kind == "f" and arr.dtype.kind == "c"
+        shape = arr.shape  # (ascontiguousarray makes a 0-d array 1-d)
         arr = arr if complex_data else np.ascontiguousarray(arr, dtype=dtype)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name}: cannot convert to a {np.dtype(dtype).name} array ({exc})") from None
     if complex_data:
         raise ValueError(f"{name}: complex data not supported")
-    if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-d array, got shape {arr.shape}")
+    if len(shape) != 1:
+        raise ValueError(f"{name}: expected a 1-d array, got shape {shape}")
     if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name}: expected length {n}, got {arr.shape[0]}")
     if finite and arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):

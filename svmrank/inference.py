@@ -228,16 +228,19 @@ def _user_loss_value(loss, r, P, N):
 
 
 def lai_queries(scores, relevant, order, offsets, loss="ap", method="qs"):
-    """Loss-augmented inference for every query at once (the learner's inner call).
+    """Loss-augmented inference for every query at once (what the learners call, after
+    the checks).
 
     Parameters
     ----------
-    scores : ndarray of float64, shape (n,)
-    relevant : ndarray of bool, shape (n,)
-    order : ndarray of int64 or None
-    offsets : ndarray of int64
-        As returned by ``svmrank._validation.query_segments``: query q is the rows
-        ``order[offsets[q]:offsets[q+1]]``; with order None, the rows
+    scores : array-like of float, shape (n,)
+        Finite.
+    relevant : array-like of bool (or binary labels), shape (n,)
+    order : array-like of int or None
+        Distinct row numbers in [0, n).
+    offsets : array-like of int
+        Non-decreasing, as returned by ``svmrank._validation.query_segments``: query q
+        is the rows ``order[offsets[q]:offsets[q+1]]``; with order None, the rows
         ``offsets[q]:offsets[q+1]`` in place (the learners' layout, which spares the
         kernel reading an index per sample).
     loss, method : str (loss may be a QSLoss)
@@ -250,9 +253,34 @@ def lai_queries(scores, relevant, order, offsets, loss="ap", method="qs"):
         queries without positives or negatives).
     losses, objectives : ndarray, shape (n_queries,)
         Per query; NaN for a query without positives or negatives.
-
-    Inputs are not validated here: callers validate once at their boundary.
     """
+    loss_obj = get_loss(loss)
+    check_method(method, loss_obj)
+    scores = check_vector(scores, "scores")
+    n = scores.shape[0]
+    relevant = check_binary_labels(relevant, n, name="relevant")
+    offsets = check_vector(offsets, "offsets", dtype=None)
+    if offsets.dtype.kind not in "iu" or offsets.shape[0] == 0:
+        raise ValueError("offsets: expected a non-empty array of integers")
+    if order is not None:
+        order = check_vector(order, "order", dtype=None)
+        if order.dtype.kind not in "iu":
+            raise ValueError("order: expected integer row numbers")
+    size = n if order is None else order.shape[0]
+    if offsets[0] < 0 or offsets[-1] > size or np.any(offsets[1:] < offsets[:-1]):
+        raise ValueError(f"offsets: must be non-decreasing within [0, {size}]")
+    if order is not None:
+        rows = order[offsets[0]:offsets[-1]]
+        if rows.size and (rows.min() < 0 or rows.max() >= n):
+            raise ValueError(f"order: row numbers must lie in [0, {n})")
+        if rows.size and np.bincount(rows, minlength=n).max() > 1:
+            raise ValueError("order: a row appears twice")
+    return _lai_queries(scores, relevant, order, offsets.astype(np.intp), loss_obj, method)
+
+
+def _lai_queries(scores, relevant, order, offsets, loss="ap", method="qs"):
+    """:func:`lai_queries` without the checks, for callers that validated their inputs
+    once (the learners): float64 scores, bool relevant, intp offsets and order."""
     loss_obj = get_loss(loss)
     coef, _, losses, objectives, _ = _run(scores, relevant, order, offsets, loss_obj,
                                           check_method(method, loss_obj), keep_ranks=False)

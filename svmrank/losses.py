@@ -14,6 +14,8 @@ A loss is given here by that derivative alone, as a vectorised NumPy callable
 δ_j(P+1) = 0 so that Δ(R*, R*) = 0. Any such loss works with every inference method that
 needs only C1-C3 (``qs``, ``greedy``, ``select``); see :mod:`svmrank.inference`.
 """
+import warnings
+
 import numpy as np
 
 from ._validation import check_vector, query_segments
@@ -21,8 +23,10 @@ from ._validation import check_vector, query_segments
 __all__ = ["QSLoss", "AP", "NDCG", "ROC", "BUILTIN_LOSSES", "check_qs_suitable",
            "get_loss", "structured_hinge"]
 
-# C2 is checked on every pair (i, j) when P·N is at most this; beyond it on a subset
-FULL_CHECK_PAIRS = 4_000_000
+# C2 is checked on every pair (i, j) when P·N is at most this (about a second for a
+# vectorised step); beyond it on a subset, with a warning
+FULL_CHECK_PAIRS = 100_000_000
+CHECK_BLOCK = 4_000_000  # pairs per call of the step during the checks
 
 
 class QSLoss:
@@ -193,20 +197,25 @@ def check_qs_suitable(loss, n_pos, n_neg, rtol=1e-12):
     - C1: δ_j(i) = −Σ_{k≥i} step(k, j) ≥ 0, so every ranking has loss ≥ 0 = Δ(R*, R*).
     - C2: step(i, j+1) ≥ step(i, j) (up to ``rtol`` times the largest |step|).
 
-    Every pair is checked when P·N ≤ FULL_CHECK_PAIRS (4·10⁶); beyond that every i
-    (or, for P > 2000, a subset) against the first 1000 j, 200 geometrically spaced j and
-    the last 5, and C1 for every i at j = N (where C2 puts the smallest δ_j(i)).
-    Returns the largest |step| seen.
+    Every pair is checked when P·N ≤ FULL_CHECK_PAIRS (10⁸); beyond that (with a
+    warning) every i (or, for P > 2000, a subset) against the first 1000 j, 200
+    geometrically spaced j and the last 5, and C1 for every i at j = N (where C2 puts
+    the smallest δ_j(i)). Returns the largest |step| seen.
     """
     loss = get_loss(loss)
     P, N = int(n_pos), int(n_neg)
     if P < 1 or N < 1:
         raise ValueError(f"n_pos and n_neg must be positive, got {P} and {N}")
     small = P * N <= FULL_CHECK_PAIRS
+    if not small:
+        warnings.warn(f"loss: {loss.name} is checked for C1-C2 on a subset of the "
+                      f"{P * N:.3g} pairs (i, j) of a query with P = {P}, N = {N} (every "
+                      f"pair up to {FULL_CHECK_PAIRS:.0e}); a loss that breaks C2 elsewhere "
+                      "would give a wrong maximiser", UserWarning, stacklevel=2)
     i_grid = _check_grid(P, P if small else 2000)
     j_grid = _check_grid(N, N if small else 1000)
     biggest = 0.0
-    block = max(1, FULL_CHECK_PAIRS // max(len(i_grid), 1))
+    block = max(1, CHECK_BLOCK // max(len(i_grid), 1))
     for start in range(0, len(j_grid), block):
         js = j_grid[start:start + block]
         js_next = np.unique(np.concatenate([js, np.minimum(js + 1, N)]))
@@ -231,8 +240,8 @@ def check_qs_suitable(loss, n_pos, n_neg, rtol=1e-12):
         # C1 over every i at j = N: under C2 the steps grow with j, so δ_j(i) shrinks
         # with j and its smallest value over j is δ_N(i)
         i_all = np.arange(1, P + 1)
-        d = np.concatenate([loss.steps(i_all[a:a + FULL_CHECK_PAIRS, None], np.array([[N]]), P, N)
-                            for a in range(0, P, FULL_CHECK_PAIRS)])
+        d = np.concatenate([loss.steps(i_all[a:a + CHECK_BLOCK, None], np.array([[N]]), P, N)
+                            for a in range(0, P, CHECK_BLOCK)])
         biggest = max(biggest, float(np.abs(d).max()))
         _check_c1(loss, -np.cumsum(d[::-1], axis=0)[::-1], i_all, np.array([N]),
                   max(biggest, np.finfo(float).tiny), P, rtol)
@@ -240,7 +249,14 @@ def check_qs_suitable(loss, n_pos, n_neg, rtol=1e-12):
 
 
 def _check_c1(loss, delta, i_values, j_values, scale, P, rtol):
-    """Raise at the first δ_j(i) < 0 of a (|i|, |j|) table (C1)."""
+    """Raise at the first δ_j(i) < 0 of a (|i|, |j|) table (C1), or the first that
+    overflows (a loss term beyond the largest double)."""
+    over = ~np.isfinite(delta)
+    if over.any():
+        ii, kk = np.argwhere(over)[0]
+        raise ValueError(
+            f"loss: {loss.name}'s loss term δ_j(i) = −Σ_(k≥i) step(k, j) overflows at "
+            f"(i, j) = ({int(i_values[ii])}, {int(j_values[kk])}): scale the steps down")
     neg = delta < -rtol * max(scale * P, 1e-300)
     if neg.any():
         ii, kk = np.argwhere(neg)[0]
@@ -299,6 +315,10 @@ def structured_hinge(scores, labels, loss="ap", qid=None, method="qs"):
     # huge score elsewhere does not round the value away; and on the scores as the
     # inference shifted them (each query's grad sums to 0), so a large common offset
     # does not either
-    value = (float(np.sum(losses[usable])) / n_used
-             + float(grad @ shifted_scores(scores, order, offsets, shifts)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = (float(np.sum(losses[usable])) / n_used
+                 + float(grad @ shifted_scores(scores, order, offsets, shifts)))
+    if not np.isfinite(value):
+        raise ValueError("scores: the structured-hinge value overflows (the scores of a "
+                         "query span close to the largest double): scale them down")
     return max(value, 0.0), grad

@@ -7,8 +7,8 @@ score per sample can minimise the AP / NDCG upper bound (eq. 4)::
     loss = structured_hinge_loss(model(x).squeeze(-1), y, loss="ap")
     loss.backward()
 
-It also works under ``torch.func`` (``grad``, ``vjp``, ``vmap`` over a batch of score
-vectors, one loss each).
+It also works under ``torch.func`` (``grad``, ``vjp``, ``jvp``/``jacfwd``, ``vmap``
+over a batch of score vectors, one loss each).
 """
 import numpy as np
 import torch
@@ -39,11 +39,18 @@ class StructuredHinge(torch.autograd.Function):
         _, grad = output
         ctx.mark_non_differentiable(grad)
         ctx.save_for_backward(grad)
+        ctx.save_for_forward(grad)
 
     @staticmethod
     def backward(ctx, grad_value, _grad_grad):
         (grad,) = ctx.saved_tensors
         return grad_value * grad, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, scores_tangent, *_):
+        """Forward mode: the value moves by (coef(R̄) − coef(R*)) · ds."""
+        (grad,) = ctx.saved_tensors
+        return (grad * scores_tangent).sum(), None
 
     @staticmethod
     def vmap(info, in_dims, scores, labels, loss="ap", qid=None, method="qs"):

@@ -288,6 +288,33 @@ def test_query_without_negatives_is_nan():
     assert coef[0] == coef[1] == 0.0
 
 
+@pytest.mark.parametrize("scores, relevant, order, offsets, match", [
+    # (each of these crashed the interpreter, read past an array or answered wrongly)
+    ([1.0, 0.0, 2.0], [True, False, True], None, [0, 3_000_000], r"^offsets: must be non-decreasing within \[0, 3\]$"),
+    ([1.0, 0.0, 2.0], [True, False, True], [0, 1, 7], [0, 3], r"^order: row numbers must lie in \[0, 3\)$"),
+    ([1.0, 0.0, 2.0], [True, False, True], [0, 1, 1], [0, 3], "^order: a row appears twice$"),
+    ([1.0, 0.0, 2.0], [True, False], None, [0, 3], "^relevant: expected length 3, got 2$"),
+    ([1.0, 0.0, 2.0], [5, 0, 1], None, [0, 3], "^relevant: must be binary"),
+    ([1.0, np.nan, 2.0], [True, False, True], None, [0, 3], "^scores: contains NaN"),
+    ([1.0, 0.0, 2.0], [True, False, True], None, [], "^offsets: expected a non-empty array of integers$"),
+    ([1.0, 0.0, 2.0], [True, False, True], None, [0.0, 3.0], "^offsets: expected a non-empty array"),
+    ([1.0, 0.0, 2.0], [True, False, True], None, [0, 3, 2], "^offsets: must be non-decreasing"),
+    ([1.0, 0.0, 2.0], [True, False, True], None, np.array([0, 5, 3], np.uint64), "^offsets: must be"),
+    ([1.0, 0.0, 2.0], [True, False, True], [0.0, 1.0, 2.0], [0, 3], "^order: expected integer"),
+])
+def test_lai_queries_checks_its_inputs(scores, relevant, order, offsets, match):
+    with pytest.raises(ValueError, match=match):
+        lai_queries(scores, relevant, order, offsets)
+
+
+def test_lai_queries_takes_array_likes_and_binary_labels():
+    coef, losses, _ = lai_queries([1.0, 0.0, 2.0, 0.5], [1, -1, 1, -1], [3, 2, 1, 0], [0, 2, 4])
+    ref = lai_queries(np.array([1.0, 0.0, 2.0, 0.5]), np.array([True, False, True, False]),
+                      np.array([3, 2, 1, 0]), np.array([0, 2, 4]))
+    np.testing.assert_array_equal(coef, ref[0])
+    np.testing.assert_array_equal(losses, ref[1])
+
+
 @pytest.mark.parametrize("scores,labels,match", [
     ([1.0, np.nan], [1, 0], "scores"),
     ([1.0, np.inf], [1, 0], "scores"),

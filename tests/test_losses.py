@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from svmrank import losses
 from svmrank.inference import loss_augmented_inference
 from svmrank.losses import (AP, NDCG, ROC, QSLoss, check_qs_suitable, get_loss)
 from lai_reference import brute_force_interleavings, rank_loss
@@ -66,24 +67,44 @@ def test_remark_1_counterexample_is_refused_with_the_offending_pair():
         loss_augmented_inference([3 * eps, eps, 5 * eps], [0, 0, 1], loss=bad)
 
 
-def test_violation_far_down_the_negatives_is_found_on_large_problems():
-    """Beyond FULL_CHECK_PAIRS only a subset of j is checked: it includes the last ones."""
+def _breaks_c2_at(j_bad):
+    def step(i, j, P, N):
+        out = AP.step(i, j, P, N)
+        return np.where(np.asarray(j) == j_bad + 1, out - 1.0, out)  # C2 fails at (·, j_bad)
+    return QSLoss(step)
+
+
+def test_every_pair_is_checked_up_to_full_check_pairs():
+    """A violation between the sampled j (here j = 1002, P·N = 5·10⁶) was accepted and
+    the inference then missed the maximum: up to 10⁸ pairs every one is checked."""
+    with pytest.raises(ValueError, match=r"C2 fails at \(i, j\) = \(1, 1002\)"):
+        check_qs_suitable(_breaks_c2_at(1002), 1000, 5000)
+
+
+def test_violation_far_down_the_negatives_is_found_on_large_problems(monkeypatch):
+    """Beyond FULL_CHECK_PAIRS only a subset of j is checked, with a warning: it
+    includes the last ones."""
+    monkeypatch.setattr(losses, "FULL_CHECK_PAIRS", 4_000_000)
     N = 5000
-
-    def step(i, j, P, N_):
-        out = AP.step(i, j, P, N_)
-        return np.where(np.asarray(j) == N - 1, out - 1.0, out)  # breaks C2 at (·, N-2)
-
-    with pytest.raises(ValueError, match=rf"\(1, {N - 2}\)"):
-        check_qs_suitable(QSLoss(step), 1000, N)
+    with pytest.warns(UserWarning, match="checked for C1-C2 on a subset"), \
+            pytest.raises(ValueError, match=rf"\(1, {N - 2}\)"):
+        check_qs_suitable(_breaks_c2_at(N - 2), 1000, N)
 
 
-def test_negative_loss_is_found_on_large_problems_with_many_positives():
+def test_negative_loss_is_found_on_large_problems_with_many_positives(monkeypatch):
     """For P > 2000 and P·N beyond FULL_CHECK_PAIRS only some i enter the C2 grid; C1 is
     still checked for every i (at j = N, where C2 puts the smallest δ_j(i))."""
+    monkeypatch.setattr(losses, "FULL_CHECK_PAIRS", 4_000_000)
     positive_steps = QSLoss(lambda i, j, P, N: np.full(np.broadcast(i, j).shape, 1.0 / (P * N)))
-    with pytest.raises(ValueError, match=r"negative loss term .* at \(i, j\) = \(1, 2000\)"):
+    with pytest.warns(UserWarning, match="subset"), \
+            pytest.raises(ValueError, match=r"negative loss term .* at \(i, j\) = \(1, 2000\)"):
         check_qs_suitable(positive_steps, 2001, 2000)
+
+
+def test_an_overflowing_loss_term_is_refused():
+    huge = QSLoss(lambda i, j, P, N: np.full(np.broadcast(i, j).shape, -1e308), name="huge")
+    with pytest.raises(ValueError, match=r"^loss: huge's loss term .* overflows at \(i, j\) = \(1, 1\)"):
+        check_qs_suitable(huge, 3, 2)
 
 
 def test_user_loss_errors_stay_with_their_call():

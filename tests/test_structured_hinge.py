@@ -78,6 +78,8 @@ def test_sgd_on_the_hinge_improves_ap():
     ([1.0, 2.0], [1, 1], "labels"),
     ([1.0, 2.0], [2, 0], "binary"),
     (np.array([0.3, -0.2]) + 5j, [1, 0], "complex"),
+    (0.5, [1, 0], r"^scores: expected a 1-d array, got shape \(\)$"),
+    ([-5e307, 5e307], [1, 0], "^scores: the structured-hinge value overflows"),
 ])
 def test_bad_input(scores, labels, match):
     with pytest.raises(ValueError, match=match):
@@ -151,3 +153,23 @@ def test_value_keeps_its_precision_beside_a_huge_score():
         base, g_base = structured_hinge(offset - 1e12, y, qid=qid)
         moved, g_moved = structured_hinge(offset, y, qid=qid)
         assert moved == pytest.approx(base, rel=1e-12) and np.array_equal(g_moved, g_base)
+
+
+def test_torch_forward_mode():
+    """jvp / jacfwd (and forward-mode AD) give the semi-gradient's directional
+    derivative (they raised NotImplementedError)."""
+    torch = pytest.importorskip("torch")
+    from torch.func import grad, jacfwd, jvp, vmap
+    from svmrank.losses_torch import structured_hinge_loss
+    rng = np.random.default_rng(5)
+    y = torch.tensor([1, 0, 0, 1, 0, 0, 0, 1, 0, 0])
+    f = lambda s: structured_hinge_loss(s, y)  # noqa: E731
+    s = torch.tensor(rng.normal(size=10))
+    t = torch.tensor(rng.normal(size=10))
+    value, tangent = jvp(f, (s,), (t,))
+    g = grad(f)(s)
+    assert value.item() == f(s).item()
+    assert tangent.item() == pytest.approx(float(g @ t), rel=1e-12)
+    torch.testing.assert_close(jacfwd(f)(s), g)
+    batch = torch.tensor(rng.normal(size=(3, 10)))
+    torch.testing.assert_close(vmap(jacfwd(f))(batch), vmap(grad(f))(batch))

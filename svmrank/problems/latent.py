@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..bags import Bags
-from ..inference import LOSSES, METHODS, lai_queries, true_coef
+from ..inference import LOSSES, METHODS, _lai_queries, true_coef
 from .binary import add_bias_column
 
 
@@ -158,7 +158,7 @@ class LatentAPProblem(_BagProblem):
         loss, objective : float
         """
         rows, values = self.bags._argmax(s, known=self.state)
-        coef, losses, objectives = lai_queries(values, self.relevant, None,
+        coef, losses, objectives = _lai_queries(values, self.relevant, None,
                                                self._offsets, self.loss, self.lai)
         return rows, coef, float(losses[0]), float(objectives[0])
 
@@ -220,7 +220,7 @@ class LatentSSVMProblem(_BagProblem):
         rows, values = self.bags._argmax(s, known=self.known)
         best = None
         for self.last_rounds in range(1, self.max_rounds + 1):
-            coef, losses, objectives = lai_queries(values, self.relevant, None,
+            coef, losses, objectives = _lai_queries(values, self.relevant, None,
                                                    self._offsets, self.loss, self.lai)
             objective = float(objectives[0])
             if best is not None and objective <= best[3] + 1e-12 * (1.0 + abs(best[3])):

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_matrix, check_vector, query_segments
-from ..inference import check_method, lai_queries, true_coef
+from ..inference import _lai_queries, check_method, true_coef
 from ..losses import get_loss
 from ._products import matrix_product, transpose_product
 
@@ -64,7 +64,7 @@ class RankingProblem:
     def violation_at_scores(self, scores):
         """Averaged loss Δ̄ and coefficient difference d = (coef(R*) − coef(R̄)) / |Q| of
         the most violated rankings for these scores: g = Xᵀ d, violation Δ̄ − scores·d."""
-        coef, losses, _ = lai_queries(scores, self.relevant, None, self.offsets,
+        coef, losses, _ = _lai_queries(scores, self.relevant, None, self.offsets,
                                       self.loss, self.lai)
         return float(losses.mean()), (self._coef_true - coef) / self.n_queries
 
