@@ -51,7 +51,8 @@ class Bags:
         if offsets.ndim != 1 or offsets.size == 0 or offsets.dtype.kind not in "iu":
             raise ValueError(f"offsets: expected a 1-d integer array of n_bags + 1 bag "
                              f"boundaries, got shape {offsets.shape} and dtype {offsets.dtype}")
-        if offsets[0] != 0 or (np.diff(offsets) <= 0).any():
+        # (compared, not differenced: np.diff of unsigned offsets wraps around)
+        if offsets[0] != 0 or (offsets[1:] <= offsets[:-1]).any() or offsets[-1] > np.iinfo(np.intp).max:
             raise ValueError("offsets: must start at 0 and increase strictly (every bag "
                              "needs at least one candidate)")
         if len(self.ids) != offsets.size - 1:
@@ -116,8 +117,20 @@ class Bags:
 
     def take(self, bag_numbers):
         """Row indices and the new :class:`Bags` of a subset of bags (given by 0-based
-        bag number, in the order given), e.g. for cross-validation folds."""
-        bag_numbers = np.asarray(bag_numbers, dtype=np.intp)
+        bag number, in the order given, or a boolean mask over bags), e.g. for
+        cross-validation folds."""
+        bag_numbers = np.asarray(bag_numbers)
+        if bag_numbers.dtype == bool:
+            if bag_numbers.shape != (self.n_bags,):
+                raise ValueError(f"bag_numbers: a boolean mask needs one entry per bag "
+                                 f"({self.n_bags}), got shape {bag_numbers.shape}")
+            bag_numbers = np.flatnonzero(bag_numbers)
+        if bag_numbers.ndim != 1 or (bag_numbers.size and bag_numbers.dtype.kind not in "iu"):
+            raise ValueError(f"bag_numbers: expected a 1-d array of integer bag numbers, got "
+                             f"shape {bag_numbers.shape} and dtype {bag_numbers.dtype}")
+        if bag_numbers.size and (bag_numbers.min() < 0 or bag_numbers.max() >= self.n_bags):
+            raise ValueError(f"bag_numbers: must lie in 0..{self.n_bags - 1}")
+        bag_numbers = bag_numbers.astype(np.intp)
         sizes = self.sizes[bag_numbers]
         starts = self.offsets[bag_numbers]
         rows = (np.repeat(starts - np.r_[0, np.cumsum(sizes)[:-1]], sizes)
@@ -176,8 +189,15 @@ def check_bags(bags, n_rows, name="bags", lines=None):
         raise ValueError(f"{name}: expected {n_rows} bag ids (one per row of X), got {ids.shape[0]}")
     if ids.dtype.kind == "f" and not np.all(np.isfinite(ids)):
         raise ValueError(f"{name}: contains NaN or infinite bag ids")
-    if ids.dtype.kind == "O":
-        raise ValueError(f"{name}: bag ids must be numbers or strings, got objects")
+    if ids.dtype.kind == "O":  # (strings from pandas come as objects)
+        if not all(isinstance(v, str) for v in ids.tolist()):
+            raise ValueError(f"{name}: bag ids must be all numbers or all strings, got "
+                             "other objects or a mix")
+        ids = ids.astype(str)
+    elif ids.dtype.kind in "US" and not isinstance(bags, np.ndarray) \
+            and not all(isinstance(v, (str, bytes)) for v in bags):
+        raise ValueError(f"{name}: bag ids must be all numbers or all strings, got a mix "
+                         "(NumPy would merge 1 and '1')")
     starts = np.r_[0, np.flatnonzero(ids[1:] != ids[:-1]) + 1].astype(np.intp)
     run_ids = ids[starts]
     uniq, counts = np.unique(run_ids, return_counts=True)

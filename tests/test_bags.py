@@ -135,6 +135,23 @@ def test_take_selects_bags_and_their_rows():
     np.testing.assert_array_equal(rows, [3, 4, 5, 0, 1])
     np.testing.assert_array_equal(sub.offsets, [0, 3, 5])
     assert list(sub.ids) == [7, 5]
+    # a boolean mask over bags (a fold) selects bags, not bag numbers 0 and 1
+    rows, sub = bags.take(np.array([False, False, True]))
+    assert rows.tolist() == [3, 4, 5] and list(sub.ids) == [7]
+    # a negative, too large or fractional bag number returned wrong rows or a raw error
+    for bad, match in (([-1], "must lie in 0..2"), ([3], "must lie in 0..2"),
+                       ([0.9], "integer bag numbers"), (np.array([True]), "one entry per bag")):
+        with pytest.raises(ValueError, match=f"^bag_numbers: .*{match}"):
+            bags.take(bad)
+
+
+def test_string_bag_ids_as_objects_and_mixed_ids():
+    """pandas gives string ids as an object array (refused as 'objects'); a list mixing
+    1 and '1' was merged into one bag by NumPy."""
+    assert list(check_bags(np.array(["a", "a", "b"], dtype=object), 3).ids) == ["a", "b"]
+    for mixed in ([1, 1, "1", "1"], np.array([1, 1, "1", "1"], dtype=object)):
+        with pytest.raises(ValueError, match="^bags: bag ids must be all numbers or all strings"):
+            check_bags(mixed, 4)
 
 
 def test_known_from_comments_is_a_whole_word():
@@ -296,6 +313,8 @@ def test_bags_methods_refuse_bad_input():
             (lambda: b.argmax(s, known=[4, -1]), r"^known: bag 1 marks row 4 "),
             (lambda: b.argmax(s, minimise=[True]), r"^minimise: expected length 2, got 1$"),
             (lambda: Bags(np.array([0, 2, 2, 5]), np.array([1, 2, 3])),
+             r"^offsets: must start at 0 and increase strictly"),
+            (lambda: Bags(np.array([0, 5, 3], dtype=np.uint64), np.array([1, 2])),  # (wrapped)
              r"^offsets: must start at 0 and increase strictly"),
             (lambda: Bags(np.array([0, 2, 5]), np.array([1])),
              r"^ids: expected one id per bag \(2\), got 1$")]:

@@ -377,6 +377,7 @@ def test_n_init_keeps_the_lowest_objective():
     X, y, bags, _ = make_bags(n_bags=50, bag_size=(2, 5), random_state=10)
     est = LatentAPSVM(C=5.0, n_init=3, random_state=0).fit(X, y, bags=bags)
     assert est.objectives_.shape == (3,)
+    assert len(set(np.round(est.objectives_, 10))) == 3  # distinct starts, not one repeated
     assert est.objective_ == est.objectives_.min()
 
 
@@ -427,3 +428,10 @@ def test_max_outer_iter_warns():
     from svmrank.exceptions import ConvergenceWarning
     with pytest.warns(ConvergenceWarning, match="CCCP"):
         LatentAPSVM(C=10.0, max_outer_iter=1, tol=0.0).fit(X, y, bags=bags)
+
+
+def test_score_without_a_positive_bag_warns_like_apsvm():
+    X, y, bags, _ = make_bags(n_bags=20, bag_size=(2, 4), random_state=1)
+    est = LatentAPSVM(C=1.0).fit(X, y, bags=bags)
+    with pytest.warns(UserWarning, match="average_precision is undefined"):
+        assert np.isnan(est.score(X, np.full(len(y), -1.0), bags=bags))

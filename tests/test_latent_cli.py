@@ -54,10 +54,14 @@ def test_latent_options_reach_the_estimators(tmp_path, bag_file):
     path, X, y, bags, known = bag_file
     model = tmp_path / "model"
     assert ap_learn.main(["--latent", "-l", "2", "-c", "1", "-j", "2", "--robust", "0.2",
-                          "--n-init", "2", "--seed", "3", "-v", "0", str(path), str(model)]) == 0
-    est = LatentSVM(C=1.0, J=2.0, c=0.2, n_init=2, random_state=3, epsilon=0.1,
+                          "--n-init", "2", "--seed", "1", "-v", "0", str(path), str(model)]) == 0
+    est = LatentSVM(C=1.0, J=2.0, c=0.2, n_init=2, random_state=1, epsilon=0.1,
                     bias=1.0).fit(X, y, bags=bags, known=known)
     np.testing.assert_allclose(read_model(model).w[:5], est.coef_, rtol=1e-6, atol=1e-9)
+    # (on this seed the second start wins: a dropped --n-init would give another model)
+    one = LatentSVM(C=1.0, J=2.0, c=0.2, n_init=1, random_state=1, epsilon=0.1,
+                    bias=1.0).fit(X, y, bags=bags, known=known)
+    assert np.abs(one.coef_ - est.coef_).max() > 0.1
 
 
 @pytest.mark.parametrize("options, message", [

@@ -16,6 +16,7 @@ from ..problems.binary import BinaryProblem
 from ..problems.latent import LatentAPProblem, LatentBinaryProblem, LatentSSVMProblem
 from ..problems.ranking import RankingProblem
 from .base import BaseEstimator, LinearScorerMixin
+from .ranking import _mean_over_ranked_queries
 
 
 def _check_int(value, name, minimum=1):
@@ -118,7 +119,9 @@ class _LatentEstimator(BaseEstimator, LinearScorerMixin):
         """Average precision of the bag ranking; ``y`` per row or per bag."""
         X, bag_index = self._bags_for(X, bags)
         labels = check_bag_labels(y, bag_index)
-        return average_precision(labels, bag_index.max(self.candidate_scores(X)))
+        # (one query; NaN with a warning when it has no positive or no negative bag)
+        return _mean_over_ranked_queries(average_precision, labels,
+                                         bag_index.max(self.candidate_scores(X)), None)
 
 
 class LatentAPSVM(_LatentEstimator):
