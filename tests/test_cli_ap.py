@@ -439,3 +439,41 @@ def test_a_qp_failure_is_a_one_line_error(monkeypatch, data, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "error: the constraints cannot all be satisfied" in err and err.count("\n") == 1
     assert not (tmp_path / "m").exists()
+
+
+def test_an_overflowing_score_is_refused_at_every_verbosity(tmp_path, capsys):
+    """w·x beyond the largest double: the exit status depended on -v (the summary
+    failed at -v 1 only) and the file of inf scores was written anyway."""
+    from svmrank.io.model_file import LinearModel, write_model
+    data = tmp_path / "huge.dat"
+    data.write_text("# header\n1 qid:1 1:1\n\n0 qid:1 1:1e10\n")
+    model = tmp_path / "huge.model"
+    write_model(model, LinearModel(w=np.array([1e300, 0.5]), b=0.0))
+    for v in ("1", "0"):
+        out = tmp_path / f"out{v}"
+        assert ap_classify.main(["-v", v, str(data), str(model), str(out)]) == 1
+        err = capsys.readouterr().err.strip()
+        assert err == f"svm_ap_classify: error: {data}: line 4: the score w·x - b overflows: scale the features down"
+        assert not out.exists()
+
+
+@pytest.mark.parametrize("option", [["-d", "3"], ["-g", "0.5"], ["-s", "1"], ["-r", "1"],
+                                    ["-u", "x"]])
+def test_kernel_parameters_of_svm_struct_are_accepted(data, tmp_path, option):
+    train, _ = data
+    assert ap_learn.main(["-t", "0", "-v", "0"] + option + [str(train), str(tmp_path / "m")]) == 0
+
+
+@pytest.mark.parametrize("option, message", [
+    (["-c", "1_000"], "argument -c: -c expects a number, got '1_000'"),
+    (["-c", "\u0661\u0660"], "argument -c: -c expects a number"),
+    (["-#", "1_0"], "argument -#: invalid int value: '1_0'"),
+    (["-v", "\u0661"], "argument -v: invalid int value"),
+])
+def test_numbers_c_would_read_differently_are_refused(data, tmp_path, capsys, option, message):
+    """Python's float/int take 1_000 and non-ASCII digits; SVM-struct's atof reads
+    '1_000' as 1, so the same command line would train another model."""
+    train, _ = data
+    assert ap_learn.main(option + [str(train), str(tmp_path / "m")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()

@@ -112,7 +112,7 @@ def test_arbitrary_labels_are_mapped_and_printed_back(data, capsys):
     model, pred = tmp / "model", tmp / "pred"
     assert learn(["-c", 1000, "-v", 0, train, model]) == 0
     text = Path(model).read_text()
-    assert text.splitlines()[1] == "4# number of classes"
+    assert text.splitlines()[1] == "4 # number of classes"  # (svm_multiclass_learn's spacing)
     assert "classes=-1,0,3,7.5" in text
     assert classify(["-v", 0, train, model, pred]) == 0
     labels = {line.split()[0] for line in Path(pred).read_text().splitlines()}
@@ -357,3 +357,24 @@ def test_svm_multiclass_options_are_accepted_or_refused_by_name(data, capsys):
         assert learn(["-c", "10", option, value, train, tmp / "m2"]) == 2
         assert f"{option} {value} is not supported" in capsys.readouterr().err
     assert not (tmp / "m2").exists()
+
+
+def test_overflowing_examples_are_refused(data, capsys):
+    """A squared norm beyond the largest double trained a model that ignored the row
+    (exit 0, 'increase max_epoch'); a class score beyond it was written as inf."""
+    tmp, X, y = data
+    huge = tmp / "huge.dat"
+    huge.write_text("1 1:1 2:1\n# note\n2 1:1e160 2:1e160\n3 2:1\n")
+    assert learn(["-c", 1, huge, tmp / "m"]) == 1
+    assert fails(capsys, 1, f"{huge}: line 3: the squared norm of the example overflows",
+                 tmp / "m")
+    with pytest.raises(ValueError, match=r"^X: the squared norm of row 1 overflows"):
+        TopKSVM().fit(np.array([[1.0, 1.0], [1e160, 1e160], [0.0, 1.0]]), [1, 2, 3])
+    model = tmp / "model"
+    write_multiclass_model(model, MulticlassModel(coef=np.array([[1e300, 0.0], [0.0, 1.0]]),
+                                                  classes=np.array([1.0, 2.0]), n_train=2))
+    test = tmp / "test.dat"
+    test.write_text("1 1:1\n2 1:1e10 2:1\n")
+    for v in (1, 0):
+        assert classify(["-v", v, test, model, tmp / "pred"]) == 1
+        assert fails(capsys, 1, f"{test}: line 2: a class score w_c·x overflows", tmp / "pred")

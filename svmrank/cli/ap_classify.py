@@ -18,7 +18,7 @@ from ..io.svmlight import load_svmlight
 from .._validation import query_segments
 from ..metrics import average_precision, ndcg, roc_auc
 from .common import (CLIError, StructArgumentParser, add_verbosity_options, check_verbosity,
-                     nonempty, run)
+                     nonempty, refuse_overflowing_rows, run)
 
 _LOSS_MEASURES = {"ap": ("1 - AP", average_precision), "ndcg": ("1 - NDCG, binary relevance", ndcg),
                   "roc": ("1 - ROC area", roc_auc)}
@@ -74,6 +74,7 @@ def classify(argv):
                             ignore_extra_features=True, **by_comment)
     start = time.process_time()
     scores = X @ model.w - model.b
+    refuse_overflowing_rows(scores, args.example_file, "the score w·x - b")
     if high_order:  # Dokania et al. 2014 eq. 11: s_i = m_i+ - m_i- on the examples' graph
         if not (args.edges or args.groups):
             warnings.warn(f"{args.model_file}: a {model.metadata['model'].upper()}-SVM model "

@@ -22,7 +22,7 @@ from ..io.svmlight import load_svmlight
 from .common import (CLIError, StructArgumentParser, add_kernel_option, add_perf_settings,
                      add_solver_settings, add_verbosity_options, check_kernel,
                      check_perf_settings, check_solver_settings, check_verbosity,
-                     nonempty, positive_float, run)
+                     nonempty, positive_float, run, strict_int)
 
 # SVM-perf's -l numbers where they overlap, plus names
 LOSS_CODES = {"2": "error", "10": "roc", "11": "ap", "ap": "ap", "ndcg": "ndcg", "roc": "roc",
@@ -201,7 +201,7 @@ def parse_feature_list(text):
     if text == "none":
         return []
     try:
-        numbers = [int(tok) for tok in text.split(",")]
+        numbers = [strict_int(tok) for tok in text.split(",")]
     except ValueError:
         raise CLIError(f"--pairwise-features: expected 'all', 'none' or comma-separated "
                        f"feature numbers, got {text!r}") from None

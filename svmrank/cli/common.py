@@ -2,8 +2,11 @@
 and exit codes."""
 import argparse
 import os
+import re
 import sys
 import warnings
+
+import numpy as np
 
 from ..exceptions import InputFormatError
 from ..learners.qp import QPError
@@ -11,6 +14,27 @@ from ..learners.qp import QPError
 
 class CLIError(Exception):
     """A usage error: printed as one line, exit status 2."""
+
+
+# the numbers C's atof/atol read the same way: Python's float() and int() also take
+# 1_000 and non-ASCII digits, which SVM-struct would read as another number
+_FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|infinity|nan)",
+                    re.ASCII | re.IGNORECASE)
+_INT = re.compile(r"[+-]?\d+", re.ASCII)
+
+
+def strict_float(text):
+    """float() of a plain decimal number (ValueError otherwise)."""
+    if not _FLOAT.fullmatch(text.strip()):
+        raise ValueError(f"not a decimal number: {text!r}")
+    return float(text)
+
+
+def strict_int(text):
+    """int() of a plain decimal integer (ValueError otherwise)."""
+    if not _INT.fullmatch(text.strip()):
+        raise ValueError(f"not a decimal integer: {text!r}")
+    return int(text)
 
 
 class StructArgumentParser(argparse.ArgumentParser):
@@ -26,6 +50,8 @@ class StructArgumentParser(argparse.ArgumentParser):
                          formatter_class=argparse.RawDescriptionHelpFormatter,
                          allow_abbrev=False)
         self.learner = learner
+        self.register("type", float, strict_float)  # (type=float and type=int options)
+        self.register("type", int, strict_int)
         self.add_argument("-?", "-h", "--help", action="help",
                           help="show this help and exit" + (" (-h N: SVM-light's shrinking "
                                                             "setting, accepted, unused)"
@@ -123,9 +149,15 @@ def check_verbosity(args):
 
 
 def add_kernel_option(parser):
+    """-t (0 only) and SVM-light's kernel parameters -d -g -s -r -u, which a linear
+    kernel ignores: accepted, unused, so that old command lines run."""
     parser.add_argument("-t", type=int, default=0, metavar="0",
                         help="kernel type: 0 = linear (the only one; accepted for SVM-struct "
                              "command lines)")
+    for letter in "dgsr":
+        parser.add_argument(f"-{letter}", dest=f"kernel_{letter}", type=float, default=None,
+                            help=argparse.SUPPRESS)
+    parser.add_argument("-u", dest="kernel_u", default=None, help=argparse.SUPPRESS)
 
 
 def check_kernel(args):
@@ -134,18 +166,41 @@ def check_kernel(args):
 
 
 def _is_number(token):
+    return bool(_FLOAT.fullmatch(token.strip()))
+
+
+def example_place(path, k):
+    """'line N' of the k-th example (0-based) of an SVMlight file, for a message about
+    it once the file is parsed (read again: only on that error path), or 'example k+1'
+    when the file cannot be read again (a pipe)."""
+    from ..io.svmlight import example_lines
     try:
-        float(token)
-    except ValueError:
-        return False
-    return True
+        if os.path.isfile(path):
+            with open(path, "rb") as fh:
+                lines = example_lines(fh.read())
+            if k < len(lines):
+                return f"line {lines[k]}"
+    except OSError:
+        pass
+    return f"example {k + 1}"
+
+
+def refuse_overflowing_rows(values, path, what):
+    """ValueError naming the file and line of the first row of ``values`` (1-d, or 2-d
+    by row) that is not finite."""
+    bad = ~np.isfinite(values)
+    bad = bad.any(axis=1) if bad.ndim == 2 else bad
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(f"{path}: {example_place(path, k)}: {what} overflows: scale the "
+                         "features down")
 
 
 def positive_float(name):
     """argparse type: a finite number > 0, with an error naming the option."""
     def convert(text):
         try:
-            value = float(text)
+            value = strict_float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} expects a number, got {text!r}") from None
         if not value > 0 or value == float("inf"):

@@ -12,7 +12,8 @@ from ..io.atomic import atomic_write, check_writable
 from ..io.multiclass_model import format_label, read_multiclass_model
 from ..io.svmlight import parse_svmlight_bytes
 from ..metrics import top_k_accuracies
-from .common import StructArgumentParser, add_verbosity_options, check_verbosity, run
+from .common import (StructArgumentParser, add_verbosity_options, check_verbosity,
+                     refuse_overflowing_rows, run)
 
 EPILOG = """\
 Each output line holds the predicted label and the score of every class, in the
@@ -52,6 +53,7 @@ def classify(argv):
                        "drops larger ones)")
     start = time.process_time()
     scores = np.asarray(X @ model.coef.T)
+    refuse_overflowing_rows(scores, args.example_file, "a class score w_c·x")
     best = np.argmax(scores, axis=1)
     runtime = time.process_time() - start
     labels = [format_label(c) for c in model.classes]

@@ -15,7 +15,7 @@ from ..io.multiclass_model import MulticlassModel, format_label, write_multiclas
 from ..io.svmlight import load_svmlight
 from .common import (CLIError, StructArgumentParser, add_kernel_option, add_solver_settings,
                      add_verbosity_options, check_kernel, check_solver_settings,
-                     check_verbosity, positive_float, run)
+                     check_verbosity, positive_float, refuse_overflowing_rows, run)
 
 # SVM-multiclass counts the 0/1 loss in percent (100 * Delta) and divides C by n.
 LOSS_SCALE = 100.0
@@ -131,6 +131,9 @@ def learn(argv):
     start = time.perf_counter()
     X, y, _ = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES)
     classes = class_labels(y, args.example_file)
+    with np.errstate(over="ignore"):
+        refuse_overflowing_rows(np.asarray(X.multiply(X).sum(axis=1)).ravel(),
+                                args.example_file, "the squared norm of the example")
     n, m = X.shape[0], len(classes)
     if args.k >= m:
         raise ValueError(f"-k {args.k}: must be smaller than the number of classes ({m}) "
@@ -144,7 +147,7 @@ def learn(argv):
     estimator.fit(X, y, classes=classes)
     elapsed = time.perf_counter() - start
     metadata = {"svmrank": __version__, "model": "topk-svm", "k": str(args.k),
-                "loss": args.loss, "C": f"{args.c:g}", "epsilon": f"{args.e:g}",
+                "loss": args.loss, "C": f"{args.c:.12g}", "epsilon": f"{args.e:.12g}",
                 "epochs": str(estimator.n_iter_), "gap": f"{estimator.duality_gap_:.3g}"}
     model = MulticlassModel(coef=LOSS_SCALE * estimator.coef_, classes=classes, n_train=n,
                             metadata=metadata)

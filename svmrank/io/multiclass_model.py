@@ -3,8 +3,8 @@
 Layout (what Joachims' svm_multiclass_learn writes for a linear kernel)::
 
     SVM-multiclass Version V2.20
-    3# number of classes
-    2# number of base features
+    3 # number of classes
+    2 # number of base features
     0 # loss function
     0 # kernel type
     3 # kernel parameter -d
@@ -116,8 +116,8 @@ def write_multiclass_model(path, model):
     nz = np.flatnonzero(coef.ravel()).tolist()
     values = [
         f"SVM-multiclass Version {VERSION}",
-        f"{m}# number of classes",
-        f"{d}# number of base features",
+        f"{m} # number of classes",
+        f"{d} # number of base features",
         "0 # loss function",
         "0 # kernel type",
         "3 # kernel parameter -d ",

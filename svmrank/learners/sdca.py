@@ -184,6 +184,10 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
         def scores_and_norm():
             return np.asarray(X @ W), float(np.sum(W * W))
 
+    if not np.all(np.isfinite(sqnorm)):  # (the steps divide by it: such rows would stall)
+        raise ValueError(f"X: the squared norm of row {int(np.argmin(np.isfinite(sqnorm)))} "
+                         "overflows (values near 1e154 or beyond): scale the features down")
+
     _init_zero_norm(A, y, sqnorm, C, m)
     start = time.perf_counter()
     history = []
