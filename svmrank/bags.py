@@ -52,7 +52,8 @@ class Bags:
             raise ValueError(f"offsets: expected a 1-d integer array of n_bags + 1 bag "
                              f"boundaries, got shape {offsets.shape} and dtype {offsets.dtype}")
         # (compared, not differenced: np.diff of unsigned offsets wraps around)
-        if offsets[0] != 0 or (offsets[1:] <= offsets[:-1]).any() or offsets[-1] > np.iinfo(np.intp).max:
+        if (offsets[0] != 0 or (offsets[1:] <= offsets[:-1]).any()
+                or offsets[-1] > np.iinfo(np.intp).max):
             raise ValueError("offsets: must start at 0 and increase strictly (every bag "
                              "needs at least one candidate)")
         if len(self.ids) != offsets.size - 1:
