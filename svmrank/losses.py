@@ -23,8 +23,8 @@ from ._validation import check_vector, query_segments
 __all__ = ["QSLoss", "AP", "NDCG", "ROC", "BUILTIN_LOSSES", "check_qs_suitable",
            "get_loss", "structured_hinge"]
 
-# C2 is checked on every pair (i, j) when P·N is at most this (about 4 s at that size for
-# AP's step written as a user loss); beyond it on a subset, with a warning
+# C2 is checked on every pair (i, j) when P·N is at most this (one vectorised pass over
+# all pairs, in blocks); beyond it on a subset, with a warning
 FULL_CHECK_PAIRS = 100_000_000
 CHECK_BLOCK = 4_000_000  # pairs per call of the step during the checks
 
