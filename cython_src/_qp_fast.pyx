@@ -46,6 +46,16 @@ cdef void lu_solve(double* A, double* x, Py_ssize_t m, Py_ssize_t* piv) noexcept
         x[k] = t / A[k * m + k]
 
 
+cdef inline double row_tol(double tol, double b_i, double G_ii, double norm_z,
+                           double base) noexcept nogil:
+    # what a row's gradient (G z - b)_i may miss by: tol relative to its b_i, but not
+    # below its rounding, eps sqrt(G_ii) sum_j sqrt(G_jj) z_j (Cauchy-Schwarz on
+    # sum_j G_ij z_j; 64 eps for the sums and the solves), nor above tol at the
+    # problem's scale: a hard row of norm 1 beside planes of norm 1e5 is judged at
+    # its own scale, and a large C (z ~ C) does not excuse a gradient of order b
+    return min(tol * base, max(tol * fabs(b_i), 1.4210854715202004e-14 * sqrt(fabs(G_ii)) * norm_z))
+
+
 cdef inline void axpy(double a, const double* x, double* y, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(n):
@@ -59,99 +69,144 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
     cdef double* mu = grad + n
     cdef double* K = mu + n                      # (n + 1)^2
     cdef double* p = K + (n + 1) * (n + 1)       # n + 1
-    cdef Py_ssize_t* F = <Py_ssize_t*> (p + n + 1)
+    cdef double* dsc = p + n + 1                 # n: the free planes' lengths
+    cdef Py_ssize_t* F = <Py_ssize_t*> (dsc + n)
     cdef Py_ssize_t* piv = F + n
     cdef unsigned char* is_free = <unsigned char*> (piv + n + 1)
-    cdef Py_ssize_t i, j, k, it, nf, m, worst, block_var
-    cdef double scale = 0.0, ridge, lam = 0.0, total, z_scale, pmax, thresh, bmax = 0.0
-    cdef double step, ratio, rise, room, s, norm_z, base
-    cdef bint cap_active, at_optimum = False, release_cap, any_capped = False, block_cap, e_any
+    cdef unsigned char* stuck = is_free + n
+    cdef Py_ssize_t i, j, k, it, nf, m, worst, block_var, k_capped, last_freed = -1
+    cdef Py_ssize_t newton_steps = 0  # full Newton steps in a row on this free set
+    cdef double scale = 0.0, lam = 0.0, total, z_scale, pmax, thresh, bmax = 0.0
+    cdef double step, ratio, rise, room, s, norm_z, base, slope, curv, t_star, size, cap_unit
+    cdef bint cap_active, release_cap, any_capped = False, block_cap
+    cdef bint e_any, stationary, cap_stuck = False, released_cap = False
     for i in range(n):
         scale = max(scale, fabs(G[i * n + i]))
         bmax = max(bmax, fabs(b[i]))
         is_free[i] = z[i] > 0
+        stuck[i] = False
         any_capped = any_capped or capped[i]
     # every tolerance is relative to the problem's own scale (no floor of 1): features
     # scaled by s scale G by s² and the solution z by 1/s², and the steps must follow
     if scale == 0.0:
         scale = 1.0
-    ridge = 1e-13 * scale
     total = 0.0
     for i in range(n):
         if capped[i]:
             total += z[i]
     cap_active = any_capped and total >= C * (1 - 1e-15)
-    # the gradient G z - b, then kept up to date as z changes: O(n |F|) a step, not
-    # O(n^2) (G is symmetric, so its column j is its row j)
-    for i in range(n):
-        grad[i] = -b[i]
-    for j in range(n):
-        if z[j] != 0.0:
-            axpy(z[j], &G[j * n], grad, n)
     for it in range(max_iter):
-        nf = 0
+        # the gradient G z - b afresh, O(n |F|) as z is zero off the free set (a running
+        # update drifts after a large warm start); G is symmetric: column j is row j
         for i in range(n):
-            if is_free[i]:
-                F[nf] = i
+            grad[i] = -b[i]
+        z_scale, norm_z, nf = 0.0, 0.0, 0
+        for j in range(n):
+            if z[j] != 0.0:
+                axpy(z[j], &G[j * n], grad, n)
+            z_scale = max(z_scale, fabs(z[j]))
+            norm_z += sqrt(fabs(G[j * n + j])) * z[j]
+            if is_free[j]:
+                F[nf] = j
                 nf += 1
-        # Newton step on the free variables, Σ_{capped} z held fixed if the cap is active
-        lam = 0.0
+        base = max(bmax, scale * z_scale)
+        size = 0.0  # the objective's rounding scale, |z'Gz| + |b'z| bounded termwise
+        for i in range(n):
+            size += fabs(z[i]) * (fabs(grad[i] + b[i]) + fabs(b[i]))
+        # Newton step on the free variables, Σ_{capped} z held fixed if the cap is active,
+        # solved with the planes scaled to unit length (Jacobi): planes of norms 1e-3
+        # and 1e3 side by side would leave partial pivoting a matrix it cannot solve.
+        # The ridge is 1e-13 of each plane's own curvature (floored for zero planes).
+        lam, cap_unit = 0.0, INFINITY
         e_any = False
         for k in range(nf):
-            e_any = e_any or capped[F[k]]
+            dsc[k] = sqrt(max(fabs(G[F[k] * n + F[k]]), 1e-26 * scale))
+            if capped[F[k]]:
+                e_any = True
+                cap_unit = min(cap_unit, dsc[k])
         m = nf + 1 if (cap_active and e_any) else nf
         for k in range(nf):
             for j in range(nf):
-                K[k * m + j] = G[F[k] * n + F[j]]
-            K[k * m + k] += ridge
-            p[k] = -grad[F[k]]
-        if m > nf:  # the cap's row and column at G's scale, or elimination loses the cap
+                K[k * m + j] = G[F[k] * n + F[j]] / (dsc[k] * dsc[j])
+            K[k * m + k] += 1e-13
+            p[k] = -grad[F[k]] / dsc[k]
+        if m > nf:  # the cap's row and column, entries at most 1
             for k in range(nf):
-                K[k * m + nf] = scale if capped[F[k]] else 0.0
+                K[k * m + nf] = cap_unit / dsc[k] if capped[F[k]] else 0.0
                 K[nf * m + k] = K[k * m + nf]
             K[nf * m + nf] = 0.0
             p[nf] = 0.0
         if m:
             lu_solve(K, p, m, piv)
+        for k in range(nf):
+            p[k] /= dsc[k]
         if m > nf:
-            lam = p[nf] * scale
-        z_scale, pmax = 0.0, 0.0
-        for i in range(n):
-            z_scale = max(z_scale, fabs(z[i]))
+            lam = p[nf] * cap_unit
+            # the step keeps the capped sum exactly: a tiny G (a plane of rounding
+            # noise) leaves an ill-conditioned solve whose rounding would move it
+            s, k_capped = 0.0, 0
+            for k in range(nf):
+                if capped[F[k]]:
+                    s += p[k]
+                    k_capped += 1
+            for k in range(nf):
+                if capped[F[k]]:
+                    p[k] -= s / k_capped
+        # stationary on the free set: a negligible step, every free row's gradient (plus
+        # the cap's multiplier) within row_tol, or three full Newton steps in a row
+        # (refinement; a large first step, from a far warm start, leaves eps times it)
+        pmax = 0.0
         for k in range(nf):
             pmax = max(pmax, fabs(p[k]))
-        if nf == 0 or at_optimum or pmax <= 1e-13 * z_scale:
-            at_optimum = False
-            # stationary on the working set: check the multipliers of the active bounds,
-            # each against its own rounding scale where that is below the problem's: a
-            # row's (G z)_i rounds by at most eps sqrt(G_ii) sum_j sqrt(G_jj) z_j, so a
-            # hard row of norm 1 beside planes of norm 1e5 is not excused 1e10 times
-            # its own error (its violation b_i - (G z)_i would pass unseen)
-            base = max(bmax, scale * z_scale)
-            thresh = -tol * base
-            norm_z = 0.0
-            for i in range(n):
-                norm_z += sqrt(fabs(G[i * n + i])) * z[i]
+        stationary = nf == 0 or newton_steps >= 3 or pmax <= 1e-13 * z_scale
+        slope, curv = 0.0, 0.0
+        if not stationary:
+            stationary = True
+            for k in range(nf):
+                i = F[k]
+                s = grad[i] + (lam if (m > nf and capped[i]) else 0.0)
+                if fabs(s) > row_tol(tol, b[i], G[i * n + i], norm_z, base):
+                    stationary = False
+            for k in range(nf):
+                slope += grad[F[k]] * p[k]
+                for j in range(nf):
+                    curv += p[k] * G[F[k] * n + F[j]] * p[j]
+            # no descent left in the solve, or none above the objective's rounding
+            stationary = stationary or not slope < 0 or (
+                curv > 0 and slope * slope / (2 * curv) <= 1e-13 * size)
+        if stationary:
+            newton_steps = 0
+            # check the multipliers of the active bounds (row_tol). A bound released
+            # with no step possible (a duplicate plane, its multiplier negative by
+            # rounding only) stays active until the objective moves again.
+            thresh = -row_tol(tol, bmax, scale, norm_z, base)
             worst = -1
             for i in range(n):
-                mu[i] = INFINITY if is_free[i] else grad[i] + (lam if (cap_active and capped[i]) else 0.0)
-                s = -tol * min(base, max(fabs(b[i]), sqrt(fabs(G[i * n + i])) * norm_z))
+                mu[i] = INFINITY if (is_free[i] or stuck[i]) else \
+                    grad[i] + (lam if (cap_active and capped[i]) else 0.0)
+                s = -row_tol(tol, b[i], G[i * n + i], norm_z, base)
                 if mu[i] < s and (worst < 0 or mu[i] < mu[worst]):
                     worst = i
-            release_cap = cap_active and lam < thresh
+            release_cap = cap_active and lam < thresh and not cap_stuck
             if worst < 0 and not release_cap:
                 for i in range(n):
                     if z[i] > 1e9 * max(1.0, C, bmax / scale):
                         return UNBOUNDED  # only the ridge keeps it finite
                 lam_out[0] = lam if cap_active else 0.0
                 return OK
-            if release_cap and (worst < 0 or lam < mu[worst]):
+            released_cap = release_cap and (worst < 0 or lam < mu[worst])
+            if released_cap:
                 cap_active = False
+                last_freed = -1
             else:
                 is_free[worst] = True
+                last_freed = worst
             continue
-        # step towards the working-set optimum until a constraint blocks it
-        step, block_var, block_cap = 1.0, -1, False
+        # exact line search along the step (G without the ridge): a full Newton step
+        # when the ridge is negligible, farther along a direction the ridge held back
+        # (a rank-deficient free block: the objective is linear there)
+        t_star = -slope / curv if curv > 0 else INFINITY
+        step, block_var, block_cap = t_star, -1, False
         for k in range(nf):
             if p[k] < 0:
                 ratio = z[F[k]] / -p[k]
@@ -169,12 +224,29 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
                 room = C - total
                 if room / rise < step:
                     step, block_var, block_cap = max(room / rise, 0.0), -1, True
+        if step == INFINITY:
+            return UNBOUNDED
+        # a bound just released that blocks at once is marked stuck (see above); any
+        # step that moves the objective beyond rounding clears the marks
+        if step == 0.0 and ((block_var >= 0 and block_var == last_freed)
+                            or (block_cap and released_cap)):
+            if block_cap:
+                cap_stuck = True
+            else:
+                stuck[block_var] = True
+        else:
+            if -(slope + 0.5 * curv * step) * step > 1e-13 * size:
+                cap_stuck = False
+                for i in range(n):
+                    stuck[i] = False
+        last_freed, released_cap = -1, False
         for k in range(nf):
             z[F[k]] += step * p[k]
-            axpy(step * p[k], &G[F[k] * n], grad, n)
-        at_optimum = block_var < 0 and not block_cap
+        if block_var < 0 and not block_cap and fabs(t_star - 1.0) <= 1e-6:
+            newton_steps += 1
+        else:
+            newton_steps = 0
         if block_var >= 0:
-            axpy(-z[block_var], &G[block_var * n], grad, n)
             z[block_var] = 0.0
             is_free[block_var] = False
         if block_cap:
@@ -182,7 +254,6 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
         total = 0.0
         for i in range(n):
             if z[i] < 0:
-                axpy(-z[i], &G[i * n], grad, n)
                 z[i] = 0.0
             if not isfinite(z[i]):
                 return UNBOUNDED
@@ -193,7 +264,6 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
         if cap_active and total > 0.0 and total != C:
             for i in range(n):
                 if capped[i]:
-                    axpy(z[i] * (C / total - 1.0), &G[i * n], grad, n)
                     z[i] *= C / total
     return MAX_ITER
 
@@ -205,8 +275,8 @@ def solve_dual_qp(const double[:, ::1] G, const double[::1] b,
     cdef Py_ssize_t n = b.shape[0]
     cdef double lam = 0.0
     cdef int status
-    cdef size_t nbytes = (sizeof(double) * (3 * n + 1 + (n + 1) * (n + 1))
-                          + sizeof(Py_ssize_t) * (2 * n + 1) + n + 8)
+    cdef size_t nbytes = (sizeof(double) * (4 * n + 1 + (n + 1) * (n + 1))
+                          + sizeof(Py_ssize_t) * (2 * n + 1) + 2 * n + 8)
     cdef char* work = <char*> malloc(nbytes)
     if work == NULL:
         raise MemoryError()

@@ -18,6 +18,7 @@ range, negative or non-finite weights are errors. Duplicate edges ((u, v) twice,
 (u, v) and (v, u)) are merged: the graph-cut functions add their weights (the same
 energy), the edge builders keep one copy.
 """
+import numbers
 import re
 from collections import namedtuple
 from pathlib import Path
@@ -158,7 +159,7 @@ def edges_from_groups(keys):
         keys = keys.tolist()
     groups = {}
     for i, k in enumerate(keys):
-        if k is None or (isinstance(k, float) and k != k):
+        if k is None or (isinstance(k, numbers.Number) and k != k):  # NaN of any type
             continue
         try:
             groups.setdefault(k, []).append(i)
@@ -307,14 +308,16 @@ def _check_problem(unary, edges, weights):
 
 
 def labelling_score(unary, edges, weights, labelling):
-    """Score Σ unary[i, y_i] − Σ weight · [y_u ≠ y_v] of a labelling (no validation of
-    duplicates: every listed edge counts)."""
-    unary = np.asarray(unary, dtype=np.float64)
-    y = np.asarray(labelling).astype(np.int64)
-    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
-    weights = np.asarray(weights, dtype=np.float64)
+    """Score Σ unary[i, y_i] − Σ weight · [y_u ≠ y_v] of a labelling of 0s and 1s
+    (every listed edge counts, repeated ones too)."""
+    unary, pairs, weights = _check_problem(unary, edges, weights)
+    y = np.asarray(labelling)
+    if y.shape != (len(unary),) or not np.isin(y, (0, 1)).all() or y.dtype.kind not in "biuf":
+        got = repr(labelling) if y.size <= 10 else f"shape {y.shape}"
+        raise ValueError(f"labelling: expected {len(unary)} labels of 0 or 1, got {got}")
+    y = y.astype(np.int64)
     unary_part = unary[np.arange(len(y)), y].sum()
-    cut = y[edges[:, 0]] != y[edges[:, 1]]
+    cut = y[pairs[:, 0]] != y[pairs[:, 1]]
     return float(unary_part - weights[cut].sum())
 
 

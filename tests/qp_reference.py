@@ -16,42 +16,57 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
     if total > C:
         z[capped] *= C / total
     scale = float(np.abs(np.diag(G)).max()) or 1.0
-    ridge = 1e-13 * scale
+    d = np.sqrt(np.abs(np.diag(G)))
+    bmax = float(np.abs(b).max())
     free = z > 0
+    stuck = np.zeros(n, dtype=bool)
     cap_active = bool(capped.any() and z[capped].sum() >= C * (1 - 1e-15))
+    cap_stuck = released_cap = False
+    last_freed = -1
     max_iter = 20 * n + 100 if max_iter is None else max_iter
-    lam = 0.0
-    at_optimum = False  # set after a full, unblocked Newton step
+    newton_steps = 0  # full Newton steps in a row on the same free set
     for _ in range(max_iter):
         F = np.flatnonzero(free)
         grad = G @ z - b
-        p_F, lam = _equality_step(G, grad, F, capped, cap_active, ridge)
         z_scale = float(np.abs(z).max())
-        if F.size == 0 or at_optimum or np.abs(p_F).max() <= 1e-13 * z_scale:
-            at_optimum = False
-            # stationary on the working set: check the multipliers of the active bounds,
-            # each against its own rounding scale where that is below the problem's:
-            # |rounding of (G z)_i| <= eps sqrt(G_ii) sum_j sqrt(G_jj) z_j
+        base = max(bmax, scale * z_scale)
+        # tol relative to b_i, not below the rounding of (G z)_i (64 eps sqrt(G_ii)
+        # sum_j sqrt(G_jj) z_j), nor above tol at the problem's scale
+        rounding = 64 * np.finfo(float).eps * (d @ z)
+        row_tol = np.minimum(tol * base, np.maximum(tol * np.abs(b), rounding * d))
+        p_F, lam = _equality_step(G, grad, F, capped, cap_active, scale)
+        stationary = F.size == 0 or newton_steps >= 3 or np.abs(p_F).max() <= 1e-13 * z_scale
+        slope = curv = 0.0
+        if not stationary:
+            residual = grad[F] + (lam * capped[F] if cap_active else 0.0)
+            slope = float(grad[F] @ p_F)
+            curv = float(p_F @ G[np.ix_(F, F)] @ p_F)
+            size = np.abs(z) @ (np.abs(grad + b) + np.abs(b))  # the objective's rounding scale
+            stationary = (bool((np.abs(residual) <= row_tol[F]).all()) or not slope < 0
+                          or (curv > 0 and slope * slope / (2 * curv) <= 1e-13 * size))
+        if stationary:
+            newton_steps = 0
+            # the multipliers of the active bounds; a bound released with no step
+            # possible stays active until the objective moves again
             mu = grad + (lam * capped if cap_active else 0.0)
-            mu[free] = np.inf
-            base = max(float(np.abs(b).max()), scale * z_scale)
-            thresh = -tol * base
-            d = np.sqrt(np.abs(np.diag(G)))
-            row_thresh = -tol * np.minimum(base, np.maximum(np.abs(b), d * (d @ z)))
-            violating = np.flatnonzero(mu < row_thresh)
+            mu[free | stuck] = np.inf
+            violating = np.flatnonzero(mu < -row_tol)
             worst = int(violating[np.argmin(mu[violating])]) if violating.size else -1
-            release_cap = cap_active and lam < thresh
+            release_cap = cap_active and not cap_stuck and lam < -min(
+                tol * base, max(tol * bmax, rounding * np.sqrt(scale)))
             if worst < 0 and not release_cap:
-                if z.max() > 1e9 * max(1.0, C, float(np.abs(b).max()) / scale):
+                if z.max() > 1e9 * max(1.0, C, bmax / scale):
                     break  # only the ridge keeps it finite: the dual is unbounded
                 return z, (lam if cap_active else 0.0)
-            if release_cap and (worst < 0 or lam < mu[worst]):
-                cap_active = False
+            released_cap = release_cap and (worst < 0 or lam < mu[worst])
+            if released_cap:
+                cap_active, last_freed = False, -1
             else:
-                free[worst] = True
+                free[worst], last_freed = True, worst
             continue
-        # step towards the working-set optimum until a constraint blocks it
-        step, block_var, block_cap = 1.0, -1, False
+        # exact line search along the step (G without the ridge)
+        t_star = -slope / curv if curv > 0 else np.inf
+        step, block_var, block_cap = t_star, -1, False
         neg = p_F < 0
         if neg.any():
             ratios = z[F[neg]] / -p_F[neg]
@@ -64,8 +79,22 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
                 room = C - z[capped].sum()
                 if room / rise < step:
                     step, block_var, block_cap = max(room / rise, 0.0), -1, True
+        if step == np.inf:
+            break
+        if step == 0.0 and ((block_var >= 0 and block_var == last_freed)
+                            or (block_cap and released_cap)):
+            if block_cap:
+                cap_stuck = True
+            else:
+                stuck[block_var] = True
+        else:
+            if -(slope + 0.5 * curv * step) * step > 1e-13 * size:
+                cap_stuck = False
+                stuck[:] = False
+        last_freed, released_cap = -1, False
         z[F] += step * p_F
-        at_optimum = block_var < 0 and not block_cap
+        full = block_var < 0 and not block_cap and abs(t_star - 1.0) <= 1e-6
+        newton_steps = newton_steps + 1 if full else 0
         if block_var >= 0:
             z[block_var] = 0.0
             free[block_var] = False
@@ -83,22 +112,25 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
                   "check the hard constraints for infeasibility")
 
 
-def _equality_step(G, grad, F, capped, cap_active, ridge):
+def _equality_step(G, grad, F, capped, cap_active, scale):
     """Newton step on the free variables F, keeping Σ_{capped} z fixed if the cap is
-    active. Returns (step on F, cap multiplier)."""
+    active, solved with the planes scaled to unit length (ridge 1e-13 of each plane's
+    own curvature). Returns (step on F, cap multiplier)."""
     if F.size == 0:
         return np.zeros(0), 0.0
-    H = G[np.ix_(F, F)] + ridge * np.eye(F.size)
-    e = capped[F].astype(float)
+    d = np.sqrt(np.maximum(np.abs(np.diag(G)[F]), 1e-26 * scale))
+    H = G[np.ix_(F, F)] / np.outer(d, d) + 1e-13 * np.eye(F.size)
+    e = capped[F]
     if cap_active and e.any():
-        scale = float(np.abs(np.diag(G)).max()) or 1.0  # the cap's row at G's scale
+        unit = d[e].min()  # the cap's column at most 1
         K = np.zeros((F.size + 1, F.size + 1))
         K[:-1, :-1] = H
-        K[:-1, -1] = scale * e
-        K[-1, :-1] = scale * e
-        sol = _solve(K, np.append(-grad[F], 0.0))
-        return sol[:-1], float(sol[-1]) * scale
-    return _solve(H, -grad[F]), 0.0
+        K[:-1, -1] = K[-1, :-1] = np.where(e, unit / d, 0.0)
+        sol = _solve(K, np.append(-grad[F] / d, 0.0))
+        step = sol[:-1] / d
+        step[e] -= step[e].mean()  # keep the capped sum exactly
+        return step, float(sol[-1]) * unit
+    return _solve(H, -grad[F] / d) / d, 0.0
 
 
 def _solve(A, rhs):
@@ -106,3 +138,31 @@ def _solve(A, rhs):
         return np.linalg.solve(A, rhs)
     except np.linalg.LinAlgError:
         return np.linalg.lstsq(A, rhs, rcond=None)[0]
+
+
+def enumerate_dual_qp(G, b, capped, C):
+    """Brute force over active sets (n ≤ 8): the best of the least-norm KKT points of
+    every choice of free variables, with and without the cap active. That is the
+    optimal dual value when some optimal face's least-norm point is feasible, and a
+    lower bound on it otherwise."""
+    n, best = len(b), 0.0
+    for mask in range(1, 1 << n):
+        F = np.flatnonzero([(mask >> i) & 1 for i in range(n)])
+        for cap in (False, True):
+            if cap and not capped[F].any():
+                continue
+            K, rhs = G[np.ix_(F, F)], b[F]
+            if cap:  # stationarity on F plus the capped sum at C
+                e = capped[F].astype(float)
+                K = np.block([[K, e[:, None]], [e[None, :], np.zeros((1, 1))]])
+                rhs = np.append(rhs, C)
+            sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
+            if not np.allclose(K @ sol, rhs, rtol=1e-9, atol=1e-12 * np.abs(rhs).max()):
+                continue
+            z = np.zeros(n)
+            z[F] = sol[:F.size]
+            if z.min() < -1e-12 * max(1.0, z.max()) or z[capped].sum() > C * (1 + 1e-12):
+                continue
+            z = np.maximum(z, 0.0)
+            best = max(best, float(b @ z - 0.5 * z @ G @ z))
+    return best

@@ -267,6 +267,26 @@ def test_atomic_write_syncs_before_the_rename(tmp_path, monkeypatch):
     assert target.read_text() == "newest"
 
 
+def test_a_write_protected_output_is_not_replaced(tmp_path, monkeypatch):
+    """fopen(path, "w") fails on a file we may not write; the rename would replace it
+    all the same (it needs only the folder's permission), so both the early check and
+    the writer refuse. Root may write anything, so there the permission is simulated."""
+    from svmrank.io import atomic
+    target = tmp_path / "model"
+    target.write_text("old")
+    target.chmod(0o444)
+    if os.access(target, os.W_OK):  # root
+        real_access = os.access
+        monkeypatch.setattr(atomic.os, "access", lambda p, mode: False if (
+            os.fspath(p) == str(target) and mode == os.W_OK) else real_access(p, mode))
+    with pytest.raises(OSError, match=r"model: cannot write \(permission denied\)"):
+        atomic.check_writable(target)
+    with pytest.raises(OSError, match=r"model: cannot write \(permission denied\)"):
+        with atomic.atomic_write(target) as fh:
+            fh.write("new")
+    assert target.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+
 def test_linear_kernel_option_is_accepted(data, tmp_path):
     """svm_perf_learn command lines often pass -t 0 (linear kernel)."""
     assert ap_learn.main(["-v", "0", "-t", "0", "-c", "1", str(data[0]), str(tmp_path / "m")]) == 0

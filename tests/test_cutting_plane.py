@@ -213,3 +213,35 @@ def test_scaled_features_are_a_scaled_C(scale, noise):
     b = cutting_plane(RankingProblem(X, y), scale**2, 1e-3)
     assert a.converged and b.converged and np.any(b.w)
     np.testing.assert_allclose(a.w * scale, b.w, rtol=1e-6, atol=1e-9 * np.abs(b.w).max())
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_large_features_and_C_stop_only_at_a_certified_gap(seed):
+    """Features of 1e4 with C = 1e5 (C = 1e13 on unit features): planes that differ
+    by orders of magnitude make the QP's Gram matrix singular in practice. The plain
+    learner claimed convergence 600-1300 C ε from the optimum (its rule trusted the
+    QP to be exact, which it was not), and the binary SVM never converged."""
+    rng = np.random.default_rng(seed)
+    y = (rng.random(270) < 0.45).astype(float)
+    X = rng.normal(size=(270, 13)) + 0.5 * (2 * y[:, None] - 1) * rng.random(13)
+    X = np.round(np.clip(X, -1, 1), 2) * 1e4
+    C, eps = 1e5, 1e-3
+    ocas = cutting_plane(RankingProblem(X, y), C, eps)
+    binary = cutting_plane(BinaryProblem(X, y), C, eps, max_iter=400)
+    for res in (ocas, binary):
+        assert res.converged and res.duality_gap <= C * eps * (1 + 1e-9)
+    # without a line search the tail at this C is long: it may run out of iterations,
+    # but it must not claim an optimum it has not certified
+    with pytest.warns(ConvergenceWarning):
+        plain = cutting_plane(RankingProblem(X, y), C, eps, line_search=False, max_iter=150)
+    assert not plain.converged and plain.primal_objective >= ocas.primal_objective - C * eps
+
+
+@pytest.mark.parametrize("d", [1, 3])
+def test_identical_rows_train_to_zero_weights(d):
+    """Every row the same: every plane is rounding noise (norm ~1e-16) and the answer
+    is w = 0. The QP cycled on such a plane under the cap (QPError)."""
+    from svmrank import APSVM
+    y = np.array([0, 1, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 0.0])
+    for C in (1e-3, 1.0, 1e6):
+        assert not APSVM(C=C).fit(np.ones((13, d)), y).coef_.any()

@@ -342,3 +342,22 @@ def test_edges_and_weights_of_the_wrong_kind_are_refused():
         max_marginals([[0.0, 1j], [0.0, 0.0]], [[0, 1]], [1.0])
     with pytest.raises(ValueError, match=r"^weights: expected a 1-d array"):
         max_marginals([[0.0, 1.0], [0.0, 0.0]], [[0, 1]], [[1.0]])
+
+
+def test_labelling_score_refuses_what_is_not_a_labelling():
+    """-1 read as label 1 (negative indexing), 0.9 truncated to 0, a short labelling
+    read past: each is an error naming the labelling."""
+    unary, edges, weights = [[0, 1.0], [0, 5.0]], [[0, 1]], [1.0]
+    for bad in ([-1, 0], [0.9, 1], [1], [0, 2], np.zeros(30)):
+        with pytest.raises(ValueError, match="labelling: expected 2 labels of 0 or 1"):
+            labelling_score(unary, edges, weights, bad)
+    with pytest.raises(ValueError, match="edges"):
+        labelling_score(unary, [[0, 2]], weights, [0, 1])
+    # repeated and reversed edges all count
+    assert labelling_score(unary, [[0, 1], [1, 0]], [1.0, 2.0], [0, 1]) == 2.0
+    assert labelling_score(unary, edges, weights, np.array([True, True])) == 6.0
+
+
+def test_nan_keys_of_any_float_type_join_no_group():
+    for nan in (float("nan"), np.float32("nan"), np.float16("nan"), np.float64("nan")):
+        assert edges_from_groups([nan, nan, 1]).shape == (0, 2)

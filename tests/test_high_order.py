@@ -340,3 +340,13 @@ def test_a_positive_pairwise_weight_set_by_hand_is_refused():
     for method in (est.decision_function, est.predict):
         with pytest.raises(ValueError, match=r"^coef_: pairwise weight 0.25 \(pairwise feature 1\) is positive"):
             method(X, edges=edges)
+
+
+def test_hoap_trains_on_duplicate_binary_rows():
+    """Seven binary rows, two pairs of them identical, C = 1000: the working set holds
+    repeated planes and a zero plane, on which the QP cycled (QPError)."""
+    X = np.array([[0, 1, 1, 0], [0, 1, 1, 0], [0, 0, 0, 1], [0, 0, 0, 0], [0, 0, 0, 1],
+                  [0, 0, 0, 0], [1, 0, 1, 0]], float)
+    y = np.array([1, 0, 0, 0, 0, 0, 1.0])
+    model = HOAPSVM(C=1000.0, eta=1.0).fit(X, y, edges=[[3, 1], [6, 3], [2, 4], [1, 0], [2, 6]])
+    assert np.isfinite(model.coef_).all()

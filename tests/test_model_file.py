@@ -111,9 +111,13 @@ def test_older_versions_with_the_same_layout(tmp_path):
         np.testing.assert_array_equal(read_model(write_text(tmp_path, text)).w, SVM_RANK_W)
 
 
-def test_crlf_and_missing_final_newline(tmp_path):
-    text = SVM_RANK_MODEL.replace("\n", "\r\n").rstrip("\r\n")
+def test_crlf_line_ends_and_a_missing_final_newline(tmp_path):
+    """CRLF is fine. A missing final line break is a cut file (every writer ends with
+    one; a cut inside our metadata would otherwise go unseen), even right after '#'."""
+    text = SVM_RANK_MODEL.replace("\n", "\r\n")
     np.testing.assert_array_equal(read_model(write_text(tmp_path, text)).w, SVM_RANK_W)
+    with pytest.raises(InputFormatError, match=r":12: expected a line break at the end"):
+        read_model(write_text(tmp_path, text.rstrip("\r\n")))
 
 
 def test_a_cr_inside_the_single_support_vector_comment(tmp_path):
@@ -193,9 +197,9 @@ def test_round_trip(tmp_path, w, b, metadata, n_train):
     ({"a b": "x"}, "keys must be non-empty str"),
     ({"a=b": "x"}, "keys must be non-empty str"),
     ({1: "x"}, "keys must be non-empty str"),
-    ({"n_train": "-3"}, r"metadata\['n_train'\]: expected a non-negative integer"),
+    ({"n_train": "-3"}, r"metadata\['n_train'\]: expected an integer in \[0, 10\^18\)"),
     ({"n_train": "ten"}, r"metadata\['n_train'\]"),
-    ({"n_train": "\u0663"}, r"metadata\['n_train'\]: expected a non-negative integer"),
+    ({"n_train": "\u0663"}, r"metadata\['n_train'\]: expected an integer in \[0, 10\^18\)"),
 ])
 def test_invalid_metadata(tmp_path, metadata, match):
     with pytest.raises(ValueError, match=match):
@@ -310,3 +314,41 @@ def test_model_cut_inside_its_weight_line_is_an_error(tmp_path, cut):
     path = write_text(tmp_path, text)
     with pytest.raises(InputFormatError, match=r":12: expected .*truncated model file"):
         read_model(path)
+
+
+def test_model_cut_inside_its_metadata_is_an_error(tmp_path):
+    """A file cut anywhere in its last comment (our metadata: pairwise weights, class
+    labels), up to and with its '#', must not be read with what is left of it:
+    'classes=10,20,30' cut to 'classes=10,20,3' would relabel every prediction."""
+    from svmrank.io.multiclass_model import MulticlassModel, read_multiclass_model, \
+        write_multiclass_model
+    path = str(tmp_path / "m")
+    cases = [(lambda: write_model(path, LinearModel(np.array([1.0, -2.0]), 0.5,
+                                                    {"loss": "ap", "pairwise": "1:-0.5,2:-0.25"})),
+              read_model),
+             (lambda: write_multiclass_model(path, MulticlassModel(
+                 np.eye(3), np.array([10.0, 20.0, 30.0]), 5)), read_multiclass_model)]
+    for write, read in cases:
+        write()
+        full = open(path, "rb").read()
+        read(path)
+        for cut in range(1, len(full) - full.rindex(b"#") + 1):  # up to and with '#'
+
+            with open(path, "wb") as fh:
+                fh.write(full[:-cut])
+            with pytest.raises(InputFormatError, match=r"expected a line break at the end "
+                                                      r"of the line \(truncated model file"):
+                read(path)
+
+
+def test_writers_refuse_a_training_count_their_readers_refuse(tmp_path):
+    """The readers (and SVM-light's %ld) take at most 18 digits; the writers wrote any."""
+    from svmrank.io.multiclass_model import MulticlassModel, write_multiclass_model
+    path = tmp_path / "m"
+    with pytest.raises(ValueError, match=r"n_train.*\[0, 10\^18\)"):
+        write_model(path, LinearModel(np.ones(1), 0.0, {"n_train": "1" + "0" * 18}))
+    with pytest.raises(ValueError, match=r"n_train.*\[0, 10\^18\)"):
+        write_multiclass_model(path, MulticlassModel(np.eye(2), np.array([1.0, 2.0]), 10**18))
+    write_model(path, LinearModel(np.ones(1), 0.0, {"n_train": "9" * 18}))
+    assert read_model(path).metadata["n_train"] == "9" * 18
+    assert not any(p.name.startswith(".tmp") for p in tmp_path.iterdir())

@@ -89,9 +89,9 @@ def test_kernel_matches_numpy_reference(seed, n_planes, n_hard, d, C, b_scale, w
     z, lam = solve_dual_qp(G, b, capped, C, z0=z0)
     z_ref, lam_ref = reference_dual_qp(G, b, capped, C, z0=z0)
     f = lambda v: b @ v - 0.5 * v @ G @ v
-    zmax = max(1.0, z_ref.max(), z.max(), 0.0 if z0 is None else z0.max())
-    # relative agreement, plus the rounding of ½ zᵀGz at the largest iterate (a huge
-    # warm start, a nearly unbounded dual)
+    zmax = max(1.0, z_ref.max(), z.max())
+    # relative agreement, plus the rounding of ½ zᵀGz at the solution (a nearly
+    # unbounded dual); a warm start far above it must not loosen this
     tol = 1e-9 * (1 + abs(f(z_ref)) + np.abs(b).max() * zmax) + 1e-13 * np.abs(G).max() * zmax**2
     assert abs(f(z) - f(z_ref)) <= tol
     # the cap holds to rounding relative to the largest variable (hard rows may be large)
@@ -224,3 +224,82 @@ def test_solve_dual_qp_refuses_bad_input(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         solve_dual_qp(args.pop("G"), args.pop("b"), args.pop("capped"), args.pop("C"), **args)
+
+
+def degenerate_problem(rng):
+    """Planes that make the Gram matrix singular: repeated, zero, parallel at other
+    scales, fewer features than planes; hard rows (satisfiable) now and then."""
+    n, d = int(rng.integers(1, 8)), int(rng.integers(1, 4))
+    V = rng.normal(size=(n, d))
+    kind = rng.integers(4)
+    if kind == 0:
+        V = V[rng.integers(0, max(1, n // 2), size=n)]
+    elif kind == 1:
+        V[rng.random(n) < 0.4] = 0.0
+    elif kind == 2:
+        V = V * 10.0 ** rng.integers(-3, 4, size=(n, 1))
+    b = rng.random(n) * 10.0 ** rng.integers(-4, 2)
+    capped = np.ones(n, bool)
+    if rng.random() < 0.3 and n > 1:
+        capped[1:] = rng.random(n - 1) < 0.6
+        hard = ~capped
+        b[hard] = V[hard] @ rng.normal(size=d) - rng.random(hard.sum())
+    return V @ V.T, b, capped
+
+
+@settings(max_examples=400, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), C=st.sampled_from([1e-3, 1.0, 1e3, 1e6]),
+       warm=st.booleans())
+def test_degenerate_problems_reach_the_enumerated_optimum(seed, C, warm):
+    """Singular Gram matrices (duplicate, zero and parallel planes at scales 1e-3 to 1e3,
+    C up to 1e6) against enumeration of the active sets: the ridge must not stop the
+    solver short along a direction it held back, and duplicates must not make it cycle."""
+    from qp_reference import enumerate_dual_qp
+    rng = np.random.default_rng(seed)
+    G, b, capped = degenerate_problem(rng)
+    z0 = rng.random(len(b)) * C if warm else None
+    z, _ = solve_dual_qp(G, b, capped, C, z0=z0)
+    f = lambda v: b @ v - 0.5 * v @ G @ v
+    best = enumerate_dual_qp(G, b, capped, C)
+    # ½ zᵀGz rounds at eps |G| z², which large C and a rank-deficient G expose
+    rounding = 1e-12 * np.abs(G).max() * max(1.0, z.max()) ** 2
+    assert f(z) >= best - 1e-9 * max(1.0, abs(best)) - rounding
+    assert z.min() >= 0 and z[capped].sum() <= C * (1 + 1e-12)
+
+
+def test_a_plane_of_rounding_noise_under_the_cap():
+    """One plane of norm 1e-16 (identical rows: rounding noise) and C = 1: the answer
+    is z = C. The solve under the active cap moved z off its bound and back forever."""
+    z, mult = solve_dual_qp(np.array([[3.697785493223493e-32]]), np.array([0.48746685413352087]),
+                            np.array([True]), 1.0)
+    assert z[0] == 1.0 and mult == pytest.approx(0.48746685413352087, rel=1e-12)
+
+
+def test_a_null_direction_beside_a_large_plane_is_followed_to_its_bound():
+    """Three small planes in two dimensions beside a plane 1e4 times longer, C = 1e6:
+    the ridge (set by the large plane) held the step along the small planes' null
+    direction to 1e-3 of its length, and the point was taken as optimal (2% of the
+    optimum). The optimum puts the whole cap on the small planes."""
+    V = np.array([[344.0, -774.0], [-0.14, -0.05], [0.10, 0.07], [0.05, -0.02]])
+    b, capped, C = np.array([3e-4, 1e-4, 4e-4, 7e-4]), np.ones(4, bool), 1e6
+    G = V @ V.T
+    f = lambda v: b @ v - 0.5 * v @ G @ v
+    feasible = np.array([0.0, 352564.06139053, 339743.51405325, 307692.42455622])
+    feasible *= C / feasible.sum()
+    for solve in (solve_dual_qp, reference_dual_qp):
+        z, _ = solve(G, b, capped, C)
+        assert f(z) >= f(feasible) * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_warm_start_far_above_the_solution_keeps_the_gradient_exact(seed):
+    """A warm start of 1e5-1e6 for a solution of 1e-4 (C = 1e7): the free rows must be
+    stationary to rounding at the solution's own scale, not at the start's (a running
+    gradient update kept errors of eps times the start's G z)."""
+    rng = np.random.default_rng(seed)
+    V = rng.normal(size=(4, 6))
+    G, b, capped = V @ V.T, rng.uniform(1e-4, 1e-3, 4), np.ones(4, bool)
+    z0 = rng.uniform(1e4, 1e6, 4)
+    z, mult = solve_dual_qp(G, b, capped, 1e7, z0=z0)
+    residual = (b - G @ z)[z > 0] - mult
+    assert np.abs(residual).max() <= 1e-12 * np.abs(b).max()

@@ -104,7 +104,8 @@ def build_parser():
     p.add_argument("--robust", type=float, default=None, metavar="FRACTION",
                    help="with --latent -l 2: ignore this fraction (0 <= c < 1) of the "
                         "negative candidates, the most confusing (those whose removal "
-                        "lowers the objective most), one kept per example (default 0)")
+                        "lowers the objective most); every negative bag keeps one "
+                        "(default 0)")
     p.add_argument("--n-init", type=int, default=None, metavar="int",
                    help="with --latent: random initialisations, the best objective wins "
                         "(default 1)")

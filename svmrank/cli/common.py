@@ -109,8 +109,7 @@ def add_solver_settings(parser, letters):
 
 def check_solver_settings(args):
     if args.alphas_file is not None:
-        raise CLIError("-a (write the dual variables to a file) is not supported: the "
-                       "1-slack dual has no variable per example")
+        raise CLIError("-a (write the dual variables to a file) is not supported")
 
 
 def add_perf_settings(parser):
@@ -153,7 +152,8 @@ def add_kernel_option(parser):
     kernel ignores: accepted, unused, so that old command lines run."""
     parser.add_argument("-t", type=int, default=0, metavar="0",
                         help="kernel type: 0 = linear (the only one; accepted for SVM-struct "
-                             "command lines)")
+                             "command lines, as are the kernel parameters -d -g -s -r -u, "
+                             "unused)")
     for letter in "dgsr":
         parser.add_argument(f"-{letter}", dest=f"kernel_{letter}", type=float, default=None,
                             help=argparse.SUPPRESS)

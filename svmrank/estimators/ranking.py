@@ -51,7 +51,8 @@ class RankSVM(_CuttingPlaneEstimator):
 
     Solves min_w ½‖w‖² + C ξ s.t. w·(Ψ(R*) − Ψ(R)) ≥ Δ(R*, R) − ξ for every ranking R of
     every query (averaged over queries), as SVM^map does; C is on SVM^map's scale (loss
-    in [0, 1]). Scores are ``X @ coef_`` (a rank loss has no threshold).
+    in [0, 1]). Scores are ``X @ coef_ + intercept_``; ``intercept_`` is 0 (a rank loss
+    has no threshold) except with ``approx``, which trains a bias feature.
 
     Parameters
     ----------

@@ -145,6 +145,7 @@ def atomic_write(path, mode="w", encoding="utf-8"):
             yield named
         return
     target = os.path.realpath(path)  # a symlink's file, created if it does not exist
+    _refuse_write_protected(path, target)
     try:
         file_mode = stat.S_IMODE(os.stat(target).st_mode)
     except OSError:
@@ -169,6 +170,13 @@ def atomic_write(path, mode="w", encoding="utf-8"):
         raise
 
 
+def _refuse_write_protected(path, target):
+    """A file we may not write is not replaced either (fopen(path, "w") would fail;
+    the rename only needs the folder's permission)."""
+    if os.path.exists(target) and not os.access(target, os.W_OK):
+        raise _cannot_write(path, "permission denied")
+
+
 def check_writable(path, inputs=()):
     """Raise ``OSError`` naming ``path`` unless a file can be written there (its folder
     exists and is writable, it is not a folder, nor one of the ``inputs`` files):
@@ -184,6 +192,7 @@ def check_writable(path, inputs=()):
         if not os.access(path, os.W_OK):
             raise _cannot_write(path, "permission denied")
         return
+    _refuse_write_protected(path, os.path.realpath(path))
     folder = os.path.dirname(os.path.realpath(path))
     if not os.path.isdir(folder):
         raise _cannot_write(path, f"no such directory: {folder}")

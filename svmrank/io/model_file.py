@@ -76,8 +76,9 @@ def _check_metadata(metadata):
             raise ValueError(f"metadata[{key!r}]: values must be str without whitespace, control "
                              f"characters or '#', got {value!r}")
     n_train = metadata.get(N_TRAIN_KEY, "0")
-    if not re.fullmatch(r"[0-9]+", n_train):
-        raise ValueError(f"metadata[{N_TRAIN_KEY!r}]: expected a non-negative integer, got {n_train!r}")
+    if not re.fullmatch(r"[0-9]+", n_train) or parse_small_int(n_train) is None:
+        raise ValueError(f"metadata[{N_TRAIN_KEY!r}]: expected an integer in [0, 10^18) (what "
+                         f"the reader reads), got {n_train!r}")
     return dict(metadata)
 
 
@@ -263,6 +264,12 @@ def model_lines(path):
     lines = buf.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
+    elif lines:
+        # every writer ends the file with a line break: a file without one was cut
+        # short, and our metadata (class labels, pairwise weights) lives in the last
+        # comment, where a cut would otherwise go unseen
+        _fail(source, len(lines), "a line break at the end of the line (truncated model "
+              "file?)", lines[-1].decode("utf-8", errors="replace"))
     return source, lines
 
 

@@ -106,8 +106,9 @@ def write_multiclass_model(path, model):
         raise ValueError(f"classes: expected {m} distinct numbers (as float64), got "
                          f"{model.classes!r}")
     n_train = model.n_train
-    if isinstance(n_train, bool) or not isinstance(n_train, numbers.Integral) or n_train < 0:
-        raise ValueError(f"n_train: expected an integer >= 0, got {n_train!r}")
+    if (isinstance(n_train, bool) or not isinstance(n_train, numbers.Integral)
+            or not 0 <= n_train < 10**18):  # what the reader (and SVM-light's %ld) reads
+        raise ValueError(f"n_train: expected an integer in [0, 10^18), got {n_train!r}")
     extra = _check_metadata({} if model.metadata is None else model.metadata)
     if CLASSES_KEY in extra:
         raise ValueError(f"metadata: the key {CLASSES_KEY!r} holds the class labels")
