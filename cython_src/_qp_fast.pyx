@@ -56,6 +56,18 @@ cdef inline double row_tol(double tol, double b_i, double G_ii, double norm_z,
     return min(tol * base, max(tol * fabs(b_i), 1.4210854715202004e-14 * sqrt(fabs(G_ii)) * norm_z))
 
 
+cdef void slope_and_curvature(const double* G, const double* grad, const double* p,
+                              const Py_ssize_t* F, Py_ssize_t nf, Py_ssize_t n,
+                              double* slope, double* curv) noexcept nogil:
+    # the objective along z + t p on the free set: slope grad.p, curvature p'Gp
+    cdef Py_ssize_t k, j
+    slope[0], curv[0] = 0.0, 0.0
+    for k in range(nf):
+        slope[0] += grad[F[k]] * p[k]
+        for j in range(nf):
+            curv[0] += p[k] * G[F[k] * n + F[j]] * p[j]
+
+
 cdef inline void axpy(double a, const double* x, double* y, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i
     for i in range(n):
@@ -74,12 +86,12 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
     cdef Py_ssize_t* piv = F + n
     cdef unsigned char* is_free = <unsigned char*> (piv + n + 1)
     cdef unsigned char* stuck = is_free + n
-    cdef Py_ssize_t i, j, k, it, nf, m, worst, block_var, k_capped, last_freed = -1
+    cdef Py_ssize_t i, j, k, it, nf, m, worst, block_var, k_capped, ir, last_freed = -1
     cdef Py_ssize_t newton_steps = 0  # full Newton steps in a row on this free set
     cdef double scale = 0.0, lam = 0.0, total, z_scale, pmax, thresh, bmax = 0.0
-    cdef double step, ratio, rise, room, s, norm_z, base, slope, curv, t_star, size, cap_unit
+    cdef double step, ratio, rise, room, s, norm_z, base, slope, curv, t_star, size
     cdef bint cap_active, release_cap, any_capped = False, block_cap
-    cdef bint e_any, stationary, cap_stuck = False, released_cap = False
+    cdef bint stationary, cap_stuck = False, released_cap = False, newton
     for i in range(n):
         scale = max(scale, fabs(G[i * n + i]))
         bmax = max(bmax, fabs(b[i]))
@@ -113,45 +125,51 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
         size = 0.0  # the objective's rounding scale, |z'Gz| + |b'z| bounded termwise
         for i in range(n):
             size += fabs(z[i]) * (fabs(grad[i] + b[i]) + fabs(b[i]))
-        # Newton step on the free variables, Σ_{capped} z held fixed if the cap is active,
-        # solved with the planes scaled to unit length (Jacobi): planes of norms 1e-3
-        # and 1e3 side by side would leave partial pivoting a matrix it cannot solve.
-        # The ridge is 1e-13 of each plane's own curvature (floored for zero planes).
-        lam, cap_unit = 0.0, INFINITY
-        e_any = False
+        # Newton step on the free variables, Σ_{capped} z held fixed if the cap is active:
+        # the capped free plane of least length, r, is eliminated (p_r = −Σ p_k over the
+        # other capped ones), and the reduced system is solved with its planes scaled to
+        # unit length (Jacobi; the ridge is 1e-13 of each one's own curvature, floored
+        # for zero planes). Planes of norms 1e-12 and 1 side by side stay solvable.
+        lam, ir = 0.0, -1
         for k in range(nf):
-            dsc[k] = sqrt(max(fabs(G[F[k] * n + F[k]]), 1e-26 * scale))
-            if capped[F[k]]:
-                e_any = True
-                cap_unit = min(cap_unit, dsc[k])
-        m = nf + 1 if (cap_active and e_any) else nf
-        for k in range(nf):
-            for j in range(nf):
-                K[k * m + j] = G[F[k] * n + F[j]] / (dsc[k] * dsc[j])
+            if cap_active and capped[F[k]] and (
+                    ir < 0 or fabs(G[F[k] * n + F[k]]) < fabs(G[F[ir] * n + F[ir]])):
+                ir = k
+        m = nf
+        if ir >= 0:
+            F[ir], F[nf - 1] = F[nf - 1], F[ir]
+            ir, m = F[nf - 1], nf - 1
+        for k in range(m):
+            s = G[F[k] * n + F[k]]
+            if ir >= 0 and capped[F[k]]:
+                s += G[ir * n + ir] - 2.0 * G[F[k] * n + ir]
+            dsc[k] = sqrt(max(fabs(s), 1e-26 * scale))
+        for k in range(m):
+            for j in range(m):
+                s = G[F[k] * n + F[j]]
+                if ir >= 0:
+                    if capped[F[k]]:
+                        s -= G[ir * n + F[j]]
+                    if capped[F[j]]:
+                        s -= G[F[k] * n + ir]
+                    if capped[F[k]] and capped[F[j]]:
+                        s += G[ir * n + ir]
+                K[k * m + j] = s / (dsc[k] * dsc[j])
             K[k * m + k] += 1e-13
-            p[k] = -grad[F[k]] / dsc[k]
-        if m > nf:  # the cap's row and column, entries at most 1
-            for k in range(nf):
-                K[k * m + nf] = cap_unit / dsc[k] if capped[F[k]] else 0.0
-                K[nf * m + k] = K[k * m + nf]
-            K[nf * m + nf] = 0.0
-            p[nf] = 0.0
+            p[k] = -(grad[F[k]] - (grad[ir] if (ir >= 0 and capped[F[k]]) else 0.0)) / dsc[k]
         if m:
             lu_solve(K, p, m, piv)
-        for k in range(nf):
+        for k in range(m):
             p[k] /= dsc[k]
-        if m > nf:
-            lam = p[nf] * cap_unit
-            # the step keeps the capped sum exactly: a tiny G (a plane of rounding
-            # noise) leaves an ill-conditioned solve whose rounding would move it
-            s, k_capped = 0.0, 0
-            for k in range(nf):
+        if ir >= 0:
+            s = 0.0
+            for k in range(m):
                 if capped[F[k]]:
                     s += p[k]
-                    k_capped += 1
+            p[nf - 1] = -s
+            lam = -grad[ir]
             for k in range(nf):
-                if capped[F[k]]:
-                    p[k] -= s / k_capped
+                lam -= G[ir * n + F[k]] * p[k]
         # stationary on the free set: a negligible step, every free row's gradient (plus
         # the cap's multiplier) within row_tol, or three full Newton steps in a row
         # (refinement; a large first step, from a far warm start, leaves eps times it)
@@ -159,21 +177,30 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
         for k in range(nf):
             pmax = max(pmax, fabs(p[k]))
         stationary = nf == 0 or newton_steps >= 3 or pmax <= 1e-13 * z_scale
-        slope, curv = 0.0, 0.0
+        slope, curv, newton = 0.0, 0.0, True
         if not stationary:
             stationary = True
             for k in range(nf):
                 i = F[k]
-                s = grad[i] + (lam if (m > nf and capped[i]) else 0.0)
+                s = grad[i] + (lam if (ir >= 0 and capped[i]) else 0.0)
                 if fabs(s) > row_tol(tol, b[i], G[i * n + i], norm_z, base):
                     stationary = False
-            for k in range(nf):
-                slope += grad[F[k]] * p[k]
-                for j in range(nf):
-                    curv += p[k] * G[F[k] * n + F[j]] * p[j]
-            # no descent left in the solve, or none above the objective's rounding
-            stationary = stationary or not slope < 0 or (
-                curv > 0 and slope * slope / (2 * curv) <= 1e-13 * size)
+        if not stationary:
+            slope_and_curvature(G, grad, p, F, nf, n, &slope, &curv)
+            if not slope < 0:
+                # the solve gave no descent (its rounding, in a system of planes whose
+                # lengths differ by many orders): step along the projected gradient,
+                # which descends wherever a row is not stationary
+                newton, s, k_capped = False, 0.0, 0
+                for k in range(nf):
+                    if ir >= 0 and capped[F[k]]:
+                        s += grad[F[k]]
+                        k_capped += 1
+                for k in range(nf):
+                    p[k] = -grad[F[k]] + (s / k_capped if (ir >= 0 and capped[F[k]]) else 0.0)
+                slope_and_curvature(G, grad, p, F, nf, n, &slope, &curv)
+            # no descent left, or none above the objective's rounding
+            stationary = not slope < 0 or (curv > 0 and slope * slope / (2 * curv) <= 1e-13 * size)
         if stationary:
             newton_steps = 0
             # check the multipliers of the active bounds (row_tol). A bound released
@@ -190,7 +217,8 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
             release_cap = cap_active and lam < thresh and not cap_stuck
             if worst < 0 and not release_cap:
                 for i in range(n):
-                    if z[i] > 1e9 * max(1.0, C, bmax / scale):
+                    # (at each row's own curvature: a short hard row may need a large z)
+                    if z[i] > 1e9 * max(1.0, C, bmax / max(fabs(G[i * n + i]), 1e-300)):
                         return UNBOUNDED  # only the ridge keeps it finite
                 lam_out[0] = lam if cap_active else 0.0
                 return OK
@@ -242,7 +270,7 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
         last_freed, released_cap = -1, False
         for k in range(nf):
             z[F[k]] += step * p[k]
-        if block_var < 0 and not block_cap and fabs(t_star - 1.0) <= 1e-6:
+        if newton and block_var < 0 and not block_cap and fabs(t_star - 1.0) <= 1e-6:
             newton_steps += 1
         else:
             newton_steps = 0

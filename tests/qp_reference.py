@@ -37,13 +37,20 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
         p_F, lam = _equality_step(G, grad, F, capped, cap_active, scale)
         stationary = F.size == 0 or newton_steps >= 3 or np.abs(p_F).max() <= 1e-13 * z_scale
         slope = curv = 0.0
+        newton = True
         if not stationary:
             residual = grad[F] + (lam * capped[F] if cap_active else 0.0)
-            slope = float(grad[F] @ p_F)
-            curv = float(p_F @ G[np.ix_(F, F)] @ p_F)
+            stationary = bool((np.abs(residual) <= row_tol[F]).all())
+        if not stationary:
+            H_F = G[np.ix_(F, F)]
+            slope, curv = float(grad[F] @ p_F), float(p_F @ H_F @ p_F)
+            if not slope < 0:  # no descent from the solve: the projected gradient
+                newton = False
+                on_cap = capped[F] & cap_active
+                p_F = -grad[F] + (grad[F][on_cap].mean() if on_cap.any() else 0.0) * on_cap
+                slope, curv = float(grad[F] @ p_F), float(p_F @ H_F @ p_F)
             size = np.abs(z) @ (np.abs(grad + b) + np.abs(b))  # the objective's rounding scale
-            stationary = (bool((np.abs(residual) <= row_tol[F]).all()) or not slope < 0
-                          or (curv > 0 and slope * slope / (2 * curv) <= 1e-13 * size))
+            stationary = not slope < 0 or (curv > 0 and slope * slope / (2 * curv) <= 1e-13 * size)
         if stationary:
             newton_steps = 0
             # the multipliers of the active bounds; a bound released with no step
@@ -55,7 +62,7 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
             release_cap = cap_active and not cap_stuck and lam < -min(
                 tol * base, max(tol * bmax, rounding * np.sqrt(scale)))
             if worst < 0 and not release_cap:
-                if z.max() > 1e9 * max(1.0, C, bmax / scale):
+                if (z > 1e9 * np.maximum(max(1.0, C), bmax / np.maximum(d * d, 1e-300))).any():
                     break  # only the ridge keeps it finite: the dual is unbounded
                 return z, (lam if cap_active else 0.0)
             released_cap = release_cap and (worst < 0 or lam < mu[worst])
@@ -93,7 +100,7 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
                 stuck[:] = False
         last_freed, released_cap = -1, False
         z[F] += step * p_F
-        full = block_var < 0 and not block_cap and abs(t_star - 1.0) <= 1e-6
+        full = newton and block_var < 0 and not block_cap and abs(t_star - 1.0) <= 1e-6
         newton_steps = newton_steps + 1 if full else 0
         if block_var >= 0:
             z[block_var] = 0.0
@@ -114,23 +121,25 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
 
 def _equality_step(G, grad, F, capped, cap_active, scale):
     """Newton step on the free variables F, keeping Σ_{capped} z fixed if the cap is
-    active, solved with the planes scaled to unit length (ridge 1e-13 of each plane's
-    own curvature). Returns (step on F, cap multiplier)."""
+    active by eliminating the capped free plane of least length; the reduced system is
+    solved with its planes scaled to unit length (ridge 1e-13 of each one's own
+    curvature). Returns (step on F, cap multiplier)."""
     if F.size == 0:
         return np.zeros(0), 0.0
-    d = np.sqrt(np.maximum(np.abs(np.diag(G)[F]), 1e-26 * scale))
-    H = G[np.ix_(F, F)] / np.outer(d, d) + 1e-13 * np.eye(F.size)
-    e = capped[F]
-    if cap_active and e.any():
-        unit = d[e].min()  # the cap's column at most 1
-        K = np.zeros((F.size + 1, F.size + 1))
-        K[:-1, :-1] = H
-        K[:-1, -1] = K[-1, :-1] = np.where(e, unit / d, 0.0)
-        sol = _solve(K, np.append(-grad[F] / d, 0.0))
-        step = sol[:-1] / d
-        step[e] -= step[e].mean()  # keep the capped sum exactly
-        return step, float(sol[-1]) * unit
-    return _solve(H, -grad[F] / d) / d, 0.0
+    on_cap = capped[F] & cap_active
+    H = G[np.ix_(F, F)]
+    if not on_cap.any():
+        d = np.sqrt(np.maximum(np.abs(np.diag(H)), 1e-26 * scale))
+        return _solve(H / np.outer(d, d) + 1e-13 * np.eye(F.size), -grad[F] / d) / d, 0.0
+    r = np.flatnonzero(on_cap)[np.argmin(np.abs(np.diag(H))[on_cap])]
+    keep = np.arange(F.size) != r
+    Z = np.eye(F.size)[:, keep]  # p = Z q: the other variables free, p_r = −Σ capped q
+    Z[r] = -on_cap[keep].astype(float)
+    H_red = Z.T @ H @ Z
+    d = np.sqrt(np.maximum(np.abs(np.diag(H_red)), 1e-26 * scale))
+    q = _solve(H_red / np.outer(d, d) + 1e-13 * np.eye(d.size), -(Z.T @ grad[F]) / d) / d
+    step = Z @ q
+    return step, float(-grad[F][r] - H[r] @ step)
 
 
 def _solve(A, rhs):

@@ -227,17 +227,20 @@ def test_solve_dual_qp_refuses_bad_input(kwargs, match):
 
 
 def degenerate_problem(rng):
-    """Planes that make the Gram matrix singular: repeated, zero, parallel at other
-    scales, fewer features than planes; hard rows (satisfiable) now and then."""
+    """Planes that make the Gram matrix singular: repeated, zero, lengths from 1e-8 to
+    1e8, rounding noise (1e-12) beside ordinary planes, fewer features than planes;
+    hard rows (satisfiable) now and then."""
     n, d = int(rng.integers(1, 8)), int(rng.integers(1, 4))
     V = rng.normal(size=(n, d))
-    kind = rng.integers(4)
+    kind = rng.integers(5)
     if kind == 0:
         V = V[rng.integers(0, max(1, n // 2), size=n)]
     elif kind == 1:
         V[rng.random(n) < 0.4] = 0.0
     elif kind == 2:
-        V = V * 10.0 ** rng.integers(-3, 4, size=(n, 1))
+        V = V * 10.0 ** rng.integers(-8, 9, size=(n, 1))
+    elif kind == 3:  # planes of rounding noise beside ordinary ones
+        V[: rng.integers(1, max(2, n // 2) + 1)] *= 10.0 ** rng.integers(-12, -6)
     b = rng.random(n) * 10.0 ** rng.integers(-4, 2)
     capped = np.ones(n, bool)
     if rng.random() < 0.3 and n > 1:
@@ -265,6 +268,27 @@ def test_degenerate_problems_reach_the_enumerated_optimum(seed, C, warm):
     rounding = 1e-12 * np.abs(G).max() * max(1.0, z.max()) ** 2
     assert f(z) >= best - 1e-9 * max(1.0, abs(best)) - rounding
     assert z.min() >= 0 and z[capped].sum() <= C * (1 + 1e-12)
+
+
+def test_a_tiny_plane_beside_an_ordinary_one_under_the_cap():
+    """The cap's Newton system with planes of norms 4e-11 and 1.7: scaling the cap's
+    row by the tiny plane's length left a step of rounding noise that was taken for
+    stationarity (2.7% below the optimum)."""
+    from qp_reference import enumerate_dual_qp
+    V = np.array([[-1e-11, -4e-11], [-1.6, 0.7]])
+    G, b, capped = V @ V.T, np.array([0.2, 0.7]), np.ones(2, bool)
+    best = enumerate_dual_qp(G, b, capped, 1.0)
+    for solve in (solve_dual_qp, reference_dual_qp):
+        z, _ = solve(G, b, capped, 1.0)
+        assert b @ z - 0.5 * np.sum((z @ V) ** 2) == pytest.approx(best, rel=1e-12)
+
+
+def test_a_short_hard_row_may_need_a_large_multiplier():
+    """w·(0, 1e-5) ≥ 1 is feasible (w = (1, 1e5)); its multiplier is 1e10, which the
+    unboundedness guard, at the largest plane's scale, took for a diverging dual."""
+    V = np.array([[1.0, 0.0], [0.0, 1e-5]])
+    z, _ = solve_dual_qp(V @ V.T, np.array([1.0, 1.0]), np.array([True, False]), 1.0)
+    np.testing.assert_allclose(z, [1.0, 1e10], rtol=1e-9)
 
 
 def test_a_plane_of_rounding_noise_under_the_cap():
