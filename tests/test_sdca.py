@@ -128,7 +128,9 @@ def test_reference_projection_matches_slsqp(loss, seed):
     res = minimize(fun, np.zeros(mp), constraints=cons, method="SLSQP",
                    options={"ftol": 1e-14, "maxiter": 500})
     x = ref_biased_projection(b, k, r, 1.0, loss)
-    assert fun(x) <= res.fun + 1e-9
+    # SLSQP may end slightly outside the constraints (seen once under load: status 8,
+    # 1.4e-8 below the exact projection's value), so only its rounding is excused
+    assert fun(x) <= res.fun + 1e-7 * (1 + abs(res.fun))
     np.testing.assert_allclose(x, res.x, atol=1e-5)
 
 
