@@ -333,7 +333,6 @@ def test_model_cut_inside_its_metadata_is_an_error(tmp_path):
         full = open(path, "rb").read()
         read(path)
         for cut in range(1, len(full) - full.rindex(b"#") + 1):  # up to and with '#'
-
             with open(path, "wb") as fh:
                 fh.write(full[:-cut])
             with pytest.raises(InputFormatError, match=r"expected a line break at the end "

@@ -254,9 +254,10 @@ def degenerate_problem(rng):
 @given(seed=st.integers(0, 2**32 - 1), C=st.sampled_from([1e-3, 1.0, 1e3, 1e6]),
        warm=st.booleans())
 def test_degenerate_problems_reach_the_enumerated_optimum(seed, C, warm):
-    """Singular Gram matrices (duplicate, zero and parallel planes at scales 1e-3 to 1e3,
-    C up to 1e6) against enumeration of the active sets: the ridge must not stop the
-    solver short along a direction it held back, and duplicates must not make it cycle."""
+    """Singular Gram matrices (duplicate, zero and parallel planes, lengths from 1e-8 to
+    1e8, rounding noise beside ordinary planes; C up to 1e6) against enumeration of the
+    active sets: the solver must not stop short along a direction the ridge held back,
+    nor cycle on duplicates."""
     from qp_reference import enumerate_dual_qp
     rng = np.random.default_rng(seed)
     G, b, capped = degenerate_problem(rng)
