@@ -87,7 +87,7 @@ def check_vector(v, name, n=None, dtype=np.float64, finite=True):
         complex_data = dtype is not None and np.dtype(dtype).kind == "f" and arr.dtype.kind == "c"
         shape = arr.shape  # (ascontiguousarray makes a 0-d array 1-d)
         arr = arr if complex_data else np.ascontiguousarray(arr, dtype=dtype)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{name}: cannot convert to a {np.dtype(dtype).name} array ({exc})") from None
     if complex_data:
         raise ValueError(f"{name}: complex data not supported")
@@ -98,6 +98,14 @@ def check_vector(v, name, n=None, dtype=np.float64, finite=True):
     if finite and arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name}: contains NaN or infinite values")
     return arr
+
+
+def check_int(value, name, minimum=1):
+    """Return value as an int, refusing booleans, non-integers and values below ``minimum``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) \
+            or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
 
 
 def check_positive(value, name, allow_zero=False):

@@ -19,6 +19,7 @@ The comment key ``known`` (a whitespace-separated word of the line's comment, se
 :data:`KNOWN_KEY`) marks the bag's known candidate (the paper's supervision level S:
 that bag's latent variable is given, at most one per bag).
 """
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,6 +61,7 @@ class Bags:
             raise ValueError(f"ids: expected one id per bag ({offsets.size - 1}), got "
                              f"{len(self.ids)}")
         object.__setattr__(self, "offsets", np.ascontiguousarray(offsets, dtype=np.intp))
+        object.__setattr__(self, "ids", np.asarray(self.ids))
 
     @property
     def n_bags(self):
@@ -190,15 +192,9 @@ def check_bags(bags, n_rows, name="bags", lines=None):
         raise ValueError(f"{name}: expected {n_rows} bag ids (one per row of X), got {ids.shape[0]}")
     if ids.dtype.kind == "f" and not np.all(np.isfinite(ids)):
         raise ValueError(f"{name}: contains NaN or infinite bag ids")
-    if ids.dtype.kind == "O":  # (strings from pandas come as objects)
-        if not all(isinstance(v, str) for v in ids.tolist()):
-            raise ValueError(f"{name}: bag ids must be all numbers or all strings, got "
-                             "other objects or a mix")
-        ids = ids.astype(str)
-    elif ids.dtype.kind in "US" and not isinstance(bags, np.ndarray) \
-            and not all(isinstance(v, (str, bytes)) for v in bags):
-        raise ValueError(f"{name}: bag ids must be all numbers or all strings, got a mix "
-                         "(NumPy would merge 1 and '1')")
+    if ids.dtype.kind == "O" or (ids.dtype.kind in "US" and not isinstance(bags, np.ndarray)):
+        # (strings from pandas come as objects; NumPy would merge 1 and '1', 'a' and b'a')
+        ids = _uniform_ids(ids.tolist() if ids.dtype.kind == "O" else list(bags), name)
     starts = np.r_[0, np.flatnonzero(ids[1:] != ids[:-1]) + 1].astype(np.intp)
     run_ids = ids[starts]
     uniq, counts = np.unique(run_ids, return_counts=True)
@@ -220,12 +216,27 @@ def check_bags(bags, n_rows, name="bags", lines=None):
     return Bags(offsets, run_ids)
 
 
+def _uniform_ids(values, name):
+    """Bag ids given as Python objects, as an array of one kind: all str, all bytes or
+    all real numbers (booleans excluded)."""
+    for kind in (str, bytes):
+        if all(isinstance(v, kind) for v in values):
+            return np.array(values)
+    if all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in values):
+        ids = np.array(values)
+        if ids.dtype.kind == "f" and not np.all(np.isfinite(ids)):
+            raise ValueError(f"{name}: contains NaN or infinite bag ids")
+        return ids
+    raise ValueError(f"{name}: bag ids must be all numbers, all strings or all bytes, got "
+                     "other objects or a mix (NumPy would merge 1 and '1')")
+
+
 def _is_list_of_rows(bags):
     if isinstance(bags, np.ndarray) and bags.dtype.kind != "O":
         return False
     if isinstance(bags, (str, bytes)) or not hasattr(bags, "__len__") or len(bags) == 0:
         return False
-    first = bags[0]
+    first = next(iter(bags))  # (by position: a pandas Series' labels need not hold 0)
     return hasattr(first, "__len__") and not isinstance(first, (str, bytes))
 
 
@@ -305,6 +316,9 @@ def check_known(known, bags, name="known", lines=None):
     if arr.dtype.kind not in "iu":
         raise ValueError(f"{name}: expected a boolean mask over rows or integer row indices "
                          f"per bag, got dtype {arr.dtype}")
+    if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.intp).max:
+        raise ValueError(f"{name}: row index {arr.max()} is out of range (use -1, in a signed "
+                         "integer array, for a bag without a known candidate)")
     if arr.shape[0] != bags.n_bags:
         raise ValueError(f"{name}: expected one row index per bag ({bags.n_bags}), got "
                          f"{arr.shape[0]} (pass a boolean array to mark rows instead)")

@@ -100,7 +100,7 @@ def check_method(method, loss, name="method"):
     """The kernel code of an inference method, checked against the loss object."""
     code = _check_choice(method, name, METHODS)
     if method in SEARCH_METHODS and (loss.code is None or loss.name not in SEARCH_LOSSES):
-        raise ValueError(f"method {method!r} needs a loss whose f_j is unimodal (AP or ROC "
+        raise ValueError(f"{name} {method!r} needs a loss whose f_j is unimodal (AP or ROC "
                          f"area); got loss {loss.name!r}: use 'qs', 'greedy' or 'select'")
     return code
 
@@ -179,7 +179,8 @@ def _run(scores, relevant, order, offsets, loss, method_code, keep_ranks=True):
         order = order.astype(np.intp, copy=False)
     offsets = offsets.astype(np.intp, copy=False)
     n_queries = len(offsets) - 1
-    coef = np.empty(n)
+    # (rows in no query get 0; the kernel writes only the queries' rows)
+    coef = np.empty(n) if offsets[-1] - offsets[0] == n else np.zeros(n)
     ranks = np.empty(n, dtype=np.intp) if keep_ranks else _scratch_ranks(n)
     losses = np.empty(n_queries)
     objectives = np.empty(n_queries)
@@ -250,7 +251,7 @@ def lai_queries(scores, relevant, order, offsets, loss="ap", method="qs"):
     -------
     coef : ndarray, shape (n,)
         Coefficients of the most violated ranking of each query (input order; 0 in
-        queries without positives or negatives).
+        queries without positives or negatives and in rows of no query).
     losses, objectives : ndarray, shape (n_queries,)
         Per query; NaN for a query without positives or negatives.
     """

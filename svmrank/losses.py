@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from ._validation import check_vector, query_segments
+from ._validation import check_int, check_vector, query_segments
 
 __all__ = ["QSLoss", "AP", "NDCG", "ROC", "BUILTIN_LOSSES", "check_qs_suitable",
            "get_loss", "structured_hinge"]
@@ -203,9 +203,7 @@ def check_qs_suitable(loss, n_pos, n_neg, rtol=1e-12):
     the smallest δ_j(i)). Returns the largest |step| seen.
     """
     loss = get_loss(loss)
-    P, N = int(n_pos), int(n_neg)
-    if P < 1 or N < 1:
-        raise ValueError(f"n_pos and n_neg must be positive, got {P} and {N}")
+    P, N = check_int(n_pos, "n_pos"), check_int(n_neg, "n_neg")
     small = P * N <= FULL_CHECK_PAIRS
     if not small:
         warnings.warn(f"loss: {loss.name} is checked for C1-C2 on a subset of the "

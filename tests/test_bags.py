@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from conftest import shared_file
-from svmrank.bags import (KNOWN_KEY, check_bag_labels, check_bags, check_known,
+from svmrank.bags import (KNOWN_KEY, Bags, check_bag_labels, check_bags, check_known,
                           known_from_comments, load_bags)
 from svmrank.datasets import make_bags
 
@@ -147,11 +147,57 @@ def test_take_selects_bags_and_their_rows():
 
 def test_string_bag_ids_as_objects_and_mixed_ids():
     """pandas gives string ids as an object array (refused as 'objects'); a list mixing
-    1 and '1' was merged into one bag by NumPy."""
+    1 and '1' was merged into one bag by NumPy, and so were 'a' and b'a'."""
     assert list(check_bags(np.array(["a", "a", "b"], dtype=object), 3).ids) == ["a", "b"]
-    for mixed in ([1, 1, "1", "1"], np.array([1, 1, "1", "1"], dtype=object)):
-        with pytest.raises(ValueError, match="^bags: bag ids must be all numbers or all strings"):
+    # numbers as objects were refused as "not all numbers"; 'a' and b'a' were merged
+    assert list(check_bags(np.array([1, 1, 2], dtype=object), 3).ids) == [1, 2]
+    assert list(check_bags([b"x", b"x", b"y"], 3).ids) == [b"x", b"y"]
+    for mixed in ([1, 1, "1", "1"], np.array([1, 1, "1", "1"], dtype=object),
+                  ["a", b"a", "b", "b"]):
+        with pytest.raises(ValueError, match="^bags: bag ids must be all numbers, all strings "
+                                             "or all bytes"):
             check_bags(mixed, 4)
+    with pytest.raises(ValueError, match="^bags: contains NaN"):
+        check_bags(np.array([1, 1, np.nan], dtype=object), 3)
+
+
+class _LabelledColumn:
+    """Indexing by label, iteration by position, like a pandas Series cut from a frame."""
+
+    def __init__(self, values, labels):
+        self.values, self.labels = list(values), list(labels)
+
+    def __len__(self):
+        return len(self.values)
+
+    def __iter__(self):
+        return iter(self.values)
+
+    def __getitem__(self, label):
+        return self.values[self.labels.index(label)]
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.values, dtype=dtype)
+
+
+def test_bag_ids_whose_labels_lack_zero():
+    """A column of bag ids labelled 2..5 (rows 2: of a frame) raised KeyError: 0."""
+    ids = _LabelledColumn([2, 2, 3, 3], labels=[2, 3, 4, 5])
+    bags = check_bags(ids, 4)
+    assert bags.offsets.tolist() == [0, 2, 4] and list(bags.ids) == [2, 3]
+
+
+def test_bags_built_from_lists_and_unsigned_known():
+    """Bags(list ids) broke take() and argmax's error; a uint64 2**64 - 1 wrapped to -1
+    and made a bag latent without a word."""
+    bags = Bags([0, 2, 3], [10, 20])
+    assert list(bags.take([1])[1].ids) == [20]
+    with pytest.raises(ValueError, match="^known: bag 10 marks row 5"):
+        bags.argmax(np.arange(3.0), known=[5, -1])
+    six = check_bags([1, 1, 2, 2, 3, 3], 6)
+    with pytest.raises(ValueError, match="^known: row index 18446744073709551615 is out of range"):
+        check_known(np.array([2**64 - 1, 2, 4], dtype=np.uint64), six)
+    assert check_known(np.array([0, 2, 4], dtype=np.uint64), six).tolist() == [0, 2, 4]
 
 
 def test_known_from_comments_is_a_whole_word():

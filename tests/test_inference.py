@@ -307,6 +307,18 @@ def test_lai_queries_checks_its_inputs(scores, relevant, order, offsets, match):
         lai_queries(scores, relevant, order, offsets)
 
 
+def test_lai_queries_gives_zero_to_rows_of_no_query():
+    """Rows outside every query kept whatever memory coef was allocated over."""
+    scores = np.random.default_rng(0).normal(size=100000)
+    for order, offsets in ((None, [0, 10]), (None, [50, 60]), (np.arange(20)[::-1], [0, 20])):
+        coef = lai_queries(scores, scores > 1, order, offsets)[0]
+        rows = np.arange(offsets[0], offsets[1]) if order is None else order
+        outside = np.setdiff1d(np.arange(scores.size), rows)
+        assert not coef[outside].any()
+        np.testing.assert_array_equal(coef[rows], lai_queries(
+            scores[rows], scores[rows] > 1, None, [0, len(rows)])[0])
+
+
 def test_lai_queries_takes_array_likes_and_binary_labels():
     coef, losses, _ = lai_queries([1.0, 0.0, 2.0, 0.5], [1, -1, 1, -1], [3, 2, 1, 0], [0, 2, 4])
     ref = lai_queries(np.array([1.0, 0.0, 2.0, 0.5]), np.array([True, False, True, False]),
@@ -326,6 +338,8 @@ def test_lai_queries_takes_array_likes_and_binary_labels():
     ([1.0, 2.0], [0.5, 0], "binary"),
     ([1.0, 2.0], [1, np.nan], "labels"),
     ([[1.0, 2.0]], [1, 0], "scores"),
+    ([10**400, 1.0], [0, 1], "^scores: cannot convert"),  # (was an OverflowError)
+    ([0.0, 1.0], [10**400, 0], "^labels: cannot convert"),
 ])
 def test_bad_input(scores, labels, match):
     with pytest.raises(ValueError, match=match):

@@ -131,6 +131,34 @@ def test_latent_ssvm_alternation_bounds(problem):
                 for c in all_choices(bags, range(bags.n_bags)))
     assert brute_lai(s[start], rel) - 1e-9 <= objective <= exact + 1e-9
     assert brute_lai(s[rows], rel) == pytest.approx(objective, abs=1e-9)
+    # with the ground truth's H* set, the alternation also starts there: never below
+    # the ground truth's own value, so the violation is never negative
+    prob.set_state(prob.impute(w))
+    rows, coef, loss, objective = prob.inference(s)
+    f_true = true_coef(rel) @ s[prob.state]
+    assert max(f_true, brute_lai(s[start], rel)) - 1e-9 <= objective <= exact + 1e-9
+    loss_mv, g = prob.most_violated(w)
+    assert loss_mv - w @ g >= -1e-9
+
+
+def test_latent_ssvm_sees_a_violation_its_argmax_start_misses():
+    """From every bag at its argmax the alternation stops at 0.706 < F(R*, H*) = 0.839,
+    a violation of -0.133 where the exact joint maximum (1.173) violates by +0.335; the
+    start from H* ends at 0.8815, so the learner sees a violation again."""
+    X = np.array([[0.284], [1.042], [0.585], [-0.178], [0.996]])
+    w = np.array([1.0])
+    s = X @ w
+    bags, lab, _ = setup(X, np.array([0, 0, 1, 2, 2]), np.array([1.0, -1.0, -1.0]))
+    prob = LatentSSVMProblem(X, bags, lab)
+    argmax_only = prob.inference(s)[3]  # no state yet: the argmax start alone
+    prob.set_state(prob.impute(w))
+    exact = max(brute_lai(s[np.array(h)], lab > 0)
+                for h in itertools.product([0, 1], [2], [3, 4]))
+    f_true = true_coef(lab > 0) @ s[prob.state]
+    assert argmax_only == pytest.approx(0.706, abs=1e-3) and f_true == pytest.approx(0.839, abs=1e-3)
+    assert prob.inference(s)[3] == pytest.approx(0.8815, abs=1e-4)
+    loss, g = prob.most_violated(w)
+    assert 0.04 < loss - w @ g <= exact - f_true
 
 
 def test_latent_ssvm_imputes_positive_max_and_negative_min():
@@ -435,3 +463,22 @@ def test_score_without_a_positive_bag_warns_like_apsvm():
     est = LatentAPSVM(C=1.0).fit(X, y, bags=bags)
     with pytest.warns(UserWarning, match="average_precision is undefined"):
         assert np.isnan(est.score(X, np.full(len(y), -1.0), bags=bags))
+
+
+def test_problems_validate_known_rows_and_states():
+    """The problems handed known rows and states to the unchecked kernels: a row of
+    another bag was used as is, one beyond X crashed the process."""
+    X = np.array([[1.0], [2.0], [0.5]])
+    bags, lab, _ = setup(X, np.array([1, 1, 2]), np.array([1.0, -1.0]))
+    for known in (np.array([2, -1]), np.array([10**8, -1])):
+        with pytest.raises(ValueError, match="^known: bag 1 marks row"):
+            LatentAPProblem(X, bags, lab, known=known)
+    with pytest.raises(ValueError, match="^state: bag 1 marks row 5"):
+        LatentAPProblem(X, bags, lab).set_state(np.array([5, -1]))
+    with pytest.raises(ValueError, match="^state: every bag needs its ground-truth"):
+        LatentSSVMProblem(X, bags, lab).set_state(np.array([0, -1]))
+    binary = LatentBinaryProblem(X, bags, lab)
+    with pytest.raises(ValueError, match="^state: expected a boolean mask"):
+        binary.set_state((np.array([0, -1]), np.ones(2, dtype=bool)))
+    with pytest.raises(ValueError, match="^state: bag 1 marks row 2"):
+        binary.set_state((np.array([2, -1]), np.ones(3, dtype=bool)))

@@ -77,3 +77,13 @@ def test_misplaced_options_are_refused(tmp_path, bag_file, capsys, options, mess
     assert ap_learn.main(options + [str(path), str(tmp_path / "m")]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "m").exists()
+
+
+def test_classify_without_latent_on_a_latent_model_says_so(tmp_path, bag_file, capsys):
+    path = bag_file[0]
+    model, out = tmp_path / "model", tmp_path / "scores"
+    assert ap_learn.main(["--latent", "-c", "1", "-e", "0.01", "-v", "0", str(path), str(model)]) == 0
+    assert ap_classify.main(["-v", "0", str(path), str(model), str(out)]) == 0
+    assert "trained with --latent; without --latent every line" in capsys.readouterr().err
+    assert ap_classify.main(["--latent", "-v", "0", str(path), str(model), str(out)]) == 0
+    assert "trained with --latent" not in capsys.readouterr().err

@@ -171,8 +171,16 @@ def test_user_step_may_change_its_arguments_and_return_a_read_only_array():
 
 
 def test_search_is_refused_for_user_losses():
-    with pytest.raises(ValueError, match="unimodal"):
+    with pytest.raises(ValueError, match="^method 'search' needs a loss whose f_j is unimodal"):
         loss_augmented_inference([0.3, 0.1, 0.5], [0, 0, 1], loss=user_copy(AP), method="search")
+
+
+def test_problem_sizes_must_be_integers():
+    """2.9 was truncated to 2 positives, and '3' or True were read as sizes."""
+    for P, N in ((2.9, 3), ("3", "4"), (True, 3), (3, 0)):
+        with pytest.raises(ValueError, match="^n_(pos|neg) must be an integer >= 1"):
+            check_qs_suitable(AP, P, N)
+    assert check_qs_suitable(AP, np.int64(3), 4) > 0
 
 
 def test_get_loss_and_constructor_errors():
@@ -223,5 +231,7 @@ def test_rank_svm_trains_on_a_user_loss():
     bad = QSLoss(chakrabarti_cutoff_step, name="cut-off NDCG")
     with pytest.raises(ValueError, match="cut-off NDCG"):
         RankSVM(loss=bad, C=1.0).fit(X, y, qid=qid)
-    with pytest.raises(ValueError, match="lai 'search' needs|method 'search' needs"):
+    with pytest.raises(ValueError, match="^lai 'search' needs"):  # (the argument's name)
         RankSVM(loss=user_copy(AP), lai="search").fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="^lai 'search' needs"):
+        RankSVM(loss="ndcg", lai="search").fit(X, y, qid=qid)

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 from qp_reference import reference_dual_qp
+from svmrank import APSVM
 from svmrank.learners.qp import QPError, solve_dual_qp
 
 
@@ -328,3 +329,19 @@ def test_a_warm_start_far_above_the_solution_keeps_the_gradient_exact(seed):
     z, mult = solve_dual_qp(G, b, capped, 1e7, z0=z0)
     residual = (b - G @ z)[z > 0] - mult
     assert np.abs(residual).max() <= 1e-12 * np.abs(b).max()
+
+
+def test_a_subnormal_gram_matrix_is_read_as_zero():
+    """Features near 1e-155 give planes whose Gram entries are subnormal; the kernel's
+    scaling by 1/sqrt(G_ii) overflowed and it reported an unbounded dual (APSVM then
+    refused to fit). Read as 0, the QP is the linear program it is to 1e-308: all of C
+    on the plane of largest b."""
+    V = np.random.default_rng(0).normal(size=(3, 4)) * 1e-155
+    G = V @ V.T
+    assert 0 < np.abs(G).max() < np.finfo(float).tiny
+    z, _ = solve_dual_qp(G, np.array([0.2, 0.9, 0.5]), np.ones(3, bool), 2.0)
+    np.testing.assert_array_equal(z, [0.0, 2.0, 0.0])
+    X = np.random.default_rng(1).normal(size=(40, 3))
+    y = np.where(np.arange(40) % 3 == 0, 1, -1)
+    for scale in (1e-155, 1e-160):
+        assert APSVM(C=1.0).fit(X * scale, y).result_.converged

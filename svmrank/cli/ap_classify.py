@@ -88,6 +88,10 @@ def classify(argv):
         except ValueError as exc:  # its message starts "model: "
             raise ValueError(f"{args.model_file}: {str(exc).removeprefix('model: ')}") from None
         scores = estimator.decision_function(X, edges=edges)
+    if str(model.metadata.get("latent", "0")) != "0" and not args.latent:
+        warnings.warn(f"{args.model_file}: the model was trained with --latent; without "
+                      "--latent every line is scored on its own, not as a candidate of its "
+                      "bag (qid)", UserWarning, stacklevel=2)
     if args.latent:  # behl2014 eq. 6-7: a bag scores its best candidate
         bags = check_bags(qid, X.shape[0])
         scores, y, qid = bags.max(scores), check_bag_labels(y, bags), np.zeros(bags.n_bags)

@@ -7,7 +7,7 @@ scoring candidate (behl2014 eq. 6-7) and rank bags by that score.
 """
 import numpy as np
 
-from .._validation import check_matrix, check_positive, check_random_state
+from .._validation import check_int, check_matrix, check_positive, check_random_state
 from ..bags import check_bag_labels, check_bags, check_known
 from ..learners.cccp import cccp
 from ..learners.cutting_plane import cutting_plane
@@ -19,12 +19,6 @@ from .base import BaseEstimator, LinearScorerMixin
 from .ranking import _mean_over_ranked_queries
 
 
-def _check_int(value, name, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
 class _LatentEstimator(BaseEstimator, LinearScorerMixin):
     """CCCP over a latent problem with ``n_init`` random starts; bag-level scoring."""
 
@@ -32,9 +26,9 @@ class _LatentEstimator(BaseEstimator, LinearScorerMixin):
         check_positive(self.C, "C")
         check_positive(self.epsilon, "epsilon")
         check_positive(self.tol, "tol", allow_zero=True)
-        _check_int(self.max_outer_iter, "max_outer_iter")
-        _check_int(self.n_init, "n_init")
-        _check_int(self.max_iter, "max_iter")
+        check_int(self.max_outer_iter, "max_outer_iter")
+        check_int(self.n_init, "n_init")
+        check_int(self.max_iter, "max_iter")
 
     def _prepare(self, X, y, bags, known):
         X = check_matrix(X)
@@ -225,8 +219,8 @@ class LatentSSVM(LatentAPSVM):
     negatives at their lowest scoring candidate), and the most violated (ranking,
     candidates) pair is found by alternating between the exact ranking for fixed
     candidates and the exact candidates for a fixed ranking until the loss-augmented
-    score stops rising (at most ``max_rounds`` rounds), an approximation of the joint
-    maximisation (see :class:`svmrank.problems.latent.LatentSSVMProblem`). Bags are
+    score stops rising (at most ``max_rounds`` rounds), from the candidates of highest
+    score and from the ground truth's, an approximation of the joint maximisation (see :class:`svmrank.problems.latent.LatentSSVMProblem`). Bags are
     scored by their highest candidate, like the other estimators here.
 
     Parameters are those of :class:`LatentAPSVM`, plus ``max_rounds``.
@@ -242,7 +236,7 @@ class LatentSSVM(LatentAPSVM):
         self.max_rounds = max_rounds
 
     def _make_problem(self, X, bag_index, labels, known_rows):
-        _check_int(self.max_rounds, "max_rounds")
+        check_int(self.max_rounds, "max_rounds")
         return LatentSSVMProblem(X, bag_index, labels, known_rows, loss="ap", lai=self.lai,
                                  max_rounds=int(self.max_rounds))
 

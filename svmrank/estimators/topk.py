@@ -1,22 +1,15 @@
 """Top-k multiclass SVM (Lapin, Hein & Schiele 2015) trained by Prox-SDCA."""
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_matrix, check_positive
+from .._validation import check_int, check_matrix, check_positive
 from ..exceptions import not_fitted_error
 from ..learners.sdca import LOSSES, sdca_topk
 from ..metrics import top_k_accuracies
 from .base import BaseEstimator
 
 KERNELS = ("linear", "precomputed")
-
-
-def _check_int(value, name, low=1):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
 
 
 def _check_labels(y, n, owner):
@@ -141,15 +134,15 @@ class TopKSVM(BaseEstimator):
         return getattr(self, name + "_", getattr(self, name))
 
     def _check_params(self):
-        k = _check_int(self.k, "k")
+        k = check_int(self.k, "k")
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
         if self.kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {KERNELS}, got {self.kernel!r}")
         check_positive(self.C, "C")
         check_positive(self.epsilon, "epsilon")
-        _check_int(self.max_epoch, "max_epoch")
-        _check_int(self.check_gap_every, "check_gap_every")
+        check_int(self.max_epoch, "max_epoch")
+        check_int(self.check_gap_every, "check_gap_every")
         return k
 
     def _check_X(self, X, fitting):
@@ -227,7 +220,7 @@ class TopKSVM(BaseEstimator):
         ``k`` defaults to the training k; ties go to the class earlier in ``classes_``.
         """
         k = self._fitted("k") if k is None else k
-        k = _check_int(k, "k")
+        k = check_int(k, "k")
         scores = self.decision_function(X)
         if k > scores.shape[1]:
             raise ValueError(f"k must be at most the number of classes ({scores.shape[1]}), got {k}")

@@ -24,7 +24,8 @@ def solve_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
     Parameters
     ----------
     G : ndarray, shape (n, n)
-        Symmetric positive semi-definite Gram matrix.
+        Symmetric positive semi-definite Gram matrix. Subnormal entries (below 2.2e-308)
+        are read as 0, which moves the objective by less than C² times that.
     b : ndarray, shape (n,)
     capped : ndarray of bool, shape (n,)
         Variables under the common cap (the cutting planes).
@@ -50,6 +51,9 @@ def solve_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
     G = np.ascontiguousarray(G, dtype=np.float64)
     if G.shape != (n, n) or not np.isfinite(G).all():
         raise ValueError(f"G: expected a finite ({n}, {n}) matrix, got shape {G.shape}")
+    subnormal = (G != 0) & (np.abs(G) < np.finfo(np.float64).tiny)
+    if subnormal.any():  # (features near 1e-155: the kernel's 1/sqrt(G_ii) would overflow)
+        G = np.where(subnormal, 0.0, G)
     capped = check_vector(capped, "capped", n=n, dtype=bool)
     if n == 0:
         return np.zeros(0), 0.0

@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from ..bags import Bags
+from ..bags import Bags, check_known
 from ..inference import LOSSES, METHODS, _lai_queries, true_coef
 from .binary import add_bias_column
 
@@ -65,8 +65,7 @@ class _BagProblem:
         if n_pos == 0 or n_pos == bags.n_bags:
             raise ValueError(f"y: need at least one positive (label > 0) and one negative bag; "
                              f"got {n_pos} positive of {bags.n_bags}")
-        self.known = (np.full(bags.n_bags, -1, dtype=np.intp) if known is None
-                      else np.ascontiguousarray(known, dtype=np.intp))
+        self.known = check_known(known, bags)  # (the kernels trust these rows)
         self.n_features = self.X.shape[1]
         self._XT = self.X.T.tocsr()  # Xᵀv as a CSR mat-vec
         self._pos = np.flatnonzero(self.relevant)
@@ -143,7 +142,7 @@ class LatentAPProblem(_BagProblem):
         return np.where(self.relevant, rows, self.known).astype(np.intp)
 
     def set_state(self, state):
-        self.state = np.ascontiguousarray(state, dtype=np.intp)
+        self.state = check_known(state, self.bags, name="state")
 
     def inference(self, s):
         """Loss-augmented inference (12) at candidate scores s by Prop. 3: every negative
@@ -178,12 +177,13 @@ class LatentSSVMProblem(_BagProblem):
 
     Most violated output: max over (R, H) of Δ(R*, R) + w·Ψ(R, H) jointly. The exact
     joint maximisation is not tractable in general (behl2014 §4.1); we alternate, from
-    every bag at its highest scoring candidate (the choice of Prop. 3): (a) the exact
-    ranking R for the current H (loss-augmented inference over bag scores), (b) the
-    exact H for that R — a bag whose coefficient in F(R) is ≥ 0 takes its highest, one
-    with a negative coefficient its lowest scoring candidate. Each step cannot lower
-    Δ + w·Ψ; we stop when a round does not raise it (or H repeats), at most
-    ``max_rounds`` rounds. Known candidates stay fixed throughout.
+    every bag at its highest scoring candidate (the choice of Prop. 3) and from the
+    ground truth's H*, and keep the better end point: (a) the exact ranking R for the
+    current H (loss-augmented inference over bag scores), (b) the exact H for that R —
+    a bag whose coefficient in F(R) is ≥ 0 takes its highest, one with a negative
+    coefficient its lowest scoring candidate. Each step cannot lower Δ + w·Ψ; we stop
+    when a round does not raise it (or H repeats), at most ``max_rounds`` rounds per
+    start. Known candidates stay fixed throughout.
     """
 
     def __init__(self, X, bags, labels, known=None, loss="ap", lai="qs", max_rounds=50):
@@ -194,7 +194,6 @@ class LatentSSVMProblem(_BagProblem):
         self._offsets = np.array([0, bags.n_bags], dtype=np.int64)
         self._true = true_coef(self.relevant)
         self.state = None
-        self.last_rounds = 0
 
     def impute(self, w):
         """argmax_H w·Ψ(R*, H): positives' highest, negatives' lowest candidates."""
@@ -209,17 +208,30 @@ class LatentSSVMProblem(_BagProblem):
         return state
 
     def set_state(self, state):
-        self.state = np.ascontiguousarray(state, dtype=np.intp)
+        state = check_known(state, self.bags, name="state")
+        if (state < 0).any():
+            raise ValueError("state: every bag needs its ground-truth candidate row (got -1)")
+        self.state = state
 
     def inference(self, s):
         """Approximate joint maximisation of Δ(R*, R) + w·Ψ(R, H) by alternation, at
-        candidate scores s = Xw.
+        candidate scores s = Xw: from every bag at its highest candidate and, once a
+        state is set, also from the ground truth's H*, keeping the better end point (so
+        the value is never below Δ(R*, R*) + w·Ψ(R*, H*), and no violation goes unseen).
 
         Returns (rows, coef, loss, objective) as :meth:`LatentAPProblem.inference`.
         """
-        rows, values = self.bags._argmax(s, known=self.known)
+        best = self._alternate(s, *self.bags._argmax(s, known=self.known))
+        if self.state is not None:
+            from_truth = self._alternate(s, self.state, s[self.state])
+            if from_truth[3] > best[3]:
+                best = from_truth
+        return best
+
+    def _alternate(self, s, rows, values):
+        """Steps (a) and (b) from the candidate rows given (values = s[rows])."""
         best = None
-        for self.last_rounds in range(1, self.max_rounds + 1):
+        for _ in range(self.max_rounds):
             coef, losses, objectives = _lai_queries(values, self.relevant, None,
                                                    self._offsets, self.loss, self.lai)
             objective = float(objectives[0])
@@ -295,7 +307,11 @@ class LatentBinaryProblem(_BagProblem):
 
     def set_state(self, state):
         rows, kept = state
-        self.state = (np.ascontiguousarray(rows, dtype=np.intp), np.asarray(kept, dtype=bool))
+        kept = np.asarray(kept)
+        if kept.shape != (self.bags.n_rows,) or kept.dtype != bool:
+            raise ValueError(f"state: expected a boolean mask of kept candidates over the "
+                             f"{self.bags.n_rows} rows")
+        self.state = (check_known(rows, self.bags, name="state"), kept)
 
     def chosen(self, s):
         """Each bag's candidate in the hinge terms, and its score, at scores s."""
