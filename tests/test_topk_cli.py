@@ -213,15 +213,20 @@ def test_learn_requires_c(data, capsys):
     assert fails(capsys, 2, "-c is required", tmp / "model")
 
 
-def test_learn_keeps_classes_without_examples(data, tmp_path, capsys):
-    """As svm_multiclass_learn: labels {1, 2, 4} make classes 1..4 (a cross-validation
-    fold that misses a rare class still trains)."""
+def test_learn_keeps_classes_without_examples_on_request(data, tmp_path, capsys):
+    """Labels {1, 2, 4} make classes 1..4: class 3 without an example is an error (the
+    issue's bad input), and --keep-empty-classes keeps it as svm_multiclass_learn does
+    (a cross-validation fold that misses a rare class still trains)."""
     from svmrank.estimators.topk import TopKSVM
     from svmrank.io.multiclass_model import read_multiclass_model
     tmp, X, y = data
     labels = np.array([1, 2, 4])[y % 3]
     train = write_data(tmp / "train.dat", X, labels)
-    assert learn(["-v", "0", "-c", "1", train, tmp / "model"]) == 0
+    assert learn(["-v", "0", "-c", "1", train, tmp / "model"]) == 1
+    assert (f"{train}: class 3 has no example (1 of the classes 1..4 have none); "
+            "--keep-empty-classes keeps them") in capsys.readouterr().err
+    assert not (tmp / "model").exists()
+    assert learn(["-v", "0", "-c", "1", "--keep-empty-classes", train, tmp / "model"]) == 0
     assert "1 of the classes 1..4 have no example (the first: 3)" in capsys.readouterr().err
     model = read_multiclass_model(tmp / "model")
     assert model.coef.shape[0] == 4
@@ -380,3 +385,16 @@ def test_overflowing_examples_are_refused(data, capsys):
     for v in (1, 0):
         assert classify(["-v", v, test, model, tmp / "pred"]) == 1
         assert fails(capsys, 1, f"{test}: line 2: a class score w_c·x overflows", tmp / "pred")
+
+
+def test_a_model_too_large_for_the_reader_is_refused_before_training(tmp_path, capsys):
+    """9 classes x 14,913,081 features = 2**27 + 1 weights: the learner trained (7 GB)
+    and wrote a model that svm_topk_classify then refused as corrupt."""
+    train = tmp_path / "wide.dat"
+    train.write_text("".join(f"{c} 1:1\n" for c in range(1, 9)) + "9 14913081:1\n")
+    assert learn(["-c", "1", train, tmp_path / "model"]) == 1
+    assert fails(capsys, 1, f"{train}: 9 classes x 14913081 features make 134217729 weights; "
+                            "a model file holds at most 134217728", tmp_path / "model")
+    wide = np.broadcast_to(0.0, (9, 14913081))  # (no memory: the size is checked first)
+    with pytest.raises(ValueError, match="^coef: 9 classes x 14913081 features"):
+        write_multiclass_model(tmp_path / "model", MulticlassModel(wide, np.arange(1, 10)))

@@ -252,6 +252,14 @@ def test_bad_data():
         TopKSVM().fit(X, np.where(y == 0, np.nan, y))
     with pytest.raises(ValueError, match="y: labels must be mutually comparable"):
         TopKSVM().fit(X, np.array([1, "a"] * 10, dtype=object))
+    # hashable labels without a total order came out of np.unique repeated (28 classes
+    # of 3); NaN inside an object column made a class per NaN
+    for labels in ([frozenset({1}), frozenset({2}), frozenset({3}), frozenset({4})],
+                   [np.nan, 1.0, 2.0, 3.0]):
+        column = np.empty(4, dtype=object)
+        column[:] = labels
+        with pytest.raises(ValueError, match="^y: (labels must be totally ordered|contains NaN)"):
+            TopKSVM().fit(X, column[y])
     with pytest.raises(AttributeError, match="not fitted"):
         TopKSVM().predict(X)
     est = TopKSVM(random_state=0).fit(X, y)

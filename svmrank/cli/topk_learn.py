@@ -11,7 +11,8 @@ from .. import __version__
 from ..estimators.topk import TopKSVM
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
-from ..io.multiclass_model import MulticlassModel, format_label, write_multiclass_model
+from ..io.multiclass_model import (MulticlassModel, check_model_size, format_label,
+                                   write_multiclass_model)
 from ..io.svmlight import load_svmlight
 from .common import (CLIError, StructArgumentParser, add_kernel_option, add_solver_settings,
                      add_verbosity_options, check_kernel, check_solver_settings,
@@ -34,9 +35,10 @@ not SVM-struct's -k (constraints cached for -w 0/1), which has no use here:
 not SVM-struct's constraint tolerance. -# caps the epochs (passes over the data).
 
 Labels: if every label is a positive integer, the classes are 1..max label, as in
-SVM-multiclass (a class without examples is kept, with a warning). Other labels (0, negative
-or fractional) are sorted and become classes 1..m in the model file, which keeps
-the original labels in its metadata (svm_topk_classify prints them back).
+SVM-multiclass; a class without examples is an error unless --keep-empty-classes keeps
+it (as svm_multiclass_learn does). Other labels (0, negative or fractional) are sorted
+and become classes 1..m in the model file, which keeps the original labels in its
+metadata (svm_topk_classify prints them back).
 Only the linear kernel is supported. Every error exits with a non-zero status.
 """
 
@@ -62,6 +64,9 @@ def build_parser():
                    help="compute the duality gap every this many epochs (default 5)")
     p.add_argument("--seed", type=int, default=0, metavar="int",
                    help="seed of the random order of each epoch (default 0)")
+    p.add_argument("--keep-empty-classes", action="store_true",
+                   help="keep classes of 1..max label that have no example (as "
+                        "svm_multiclass_learn does) instead of refusing the file")
     add_verbosity_options(p, "verbosity: 0 quiet, 1 summary, 2 the gap at every check "
                              "(default 1)")
     add_kernel_option(p)
@@ -103,7 +108,7 @@ def parse_options(argv):
 MAX_CLASSES = 100_000  # weights and dual variables grow with the number of classes
 
 
-def class_labels(y, source):
+def class_labels(y, source, keep_empty=False):
     """Sorted class labels of a training file (see EPILOG for the convention)."""
     present = np.unique(y)
     if len(present) < 2:
@@ -117,10 +122,14 @@ def class_labels(y, source):
                          f"1..max label); at most {MAX_CLASSES} are supported")
     classes = np.arange(1.0, present[-1] + 1.0)
     empty = classes[~np.isin(classes, present)]
+    if len(empty) and not keep_empty:
+        raise ValueError(f"{source}: class {format_label(empty[0])} has no example ({len(empty)} "
+                         f"of the classes 1..{format_label(present[-1])} have none); "
+                         "--keep-empty-classes keeps them, as svm_multiclass_learn does")
     if len(empty):
         warnings.warn(f"{source}: {len(empty)} of the classes 1..{format_label(present[-1])} "
-                      f"have no example (the first: {format_label(empty[0])}); they are kept, "
-                      "as svm_multiclass_learn keeps them", UserWarning, stacklevel=2)
+                      f"have no example (the first: {format_label(empty[0])}); they are kept "
+                      "(--keep-empty-classes)", UserWarning, stacklevel=2)
     return classes
 
 
@@ -130,11 +139,12 @@ def learn(argv):
     check_writable(args.model_file, inputs=(args.example_file,))  # before training
     start = time.perf_counter()
     X, y, _ = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES)
-    classes = class_labels(y, args.example_file)
+    classes = class_labels(y, args.example_file, args.keep_empty_classes)
     with np.errstate(over="ignore"):
         refuse_overflowing_rows(np.asarray(X.multiply(X).sum(axis=1)).ravel(),
                                 args.example_file, "the squared norm of the example")
     n, m = X.shape[0], len(classes)
+    check_model_size(m, X.shape[1], args.example_file)  # (before training, not after)
     if args.k >= m:
         raise ValueError(f"-k {args.k}: must be smaller than the number of classes ({m}) "
                          f"in {args.example_file}")

@@ -20,10 +20,16 @@ def _check_labels(y, n, owner):
         raise ValueError(f"y: expected shape ({n},), got {y.shape}")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("y: contains NaN or infinite labels")
+    if y.dtype.kind == "O" and any(v != v for v in y.tolist()):  # (NaN in an object column)
+        raise ValueError("y: contains NaN labels")
     try:
         classes, codes = np.unique(y, return_inverse=True)
     except TypeError as exc:
         raise ValueError(f"y: labels must be mutually comparable ({exc})") from None
+    # np.unique sorts: labels without a total order (sets, say) come out repeated
+    if y.dtype.kind == "O" and len(set(classes.tolist())) != len(classes):
+        raise ValueError("y: labels must be totally ordered by < (np.unique returned a "
+                         "label twice)")
     return classes, codes.ravel().astype(np.intp)
 
 

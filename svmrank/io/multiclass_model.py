@@ -31,6 +31,7 @@ import re
 
 import numpy as np
 
+from .._validation import MAX_MODEL_WEIGHTS
 from .atomic import atomic_write
 from .model_file import (_DECIMAL, _check_metadata, _check_sv_lines, _fail, _parse_header,
                          _parse_metadata, check_weight_count, model_lines)
@@ -87,15 +88,24 @@ def format_label(value):
     return repr(value)
 
 
+def check_model_size(n_classes, n_features, source):
+    """Refuse a model of more weights than the model readers accept (MAX_MODEL_WEIGHTS)."""
+    if n_classes * max(n_features, 1) > MAX_MODEL_WEIGHTS:
+        raise ValueError(f"{source}: {n_classes} classes x {n_features} features make "
+                         f"{n_classes * n_features} weights; a model file holds at most "
+                         f"{MAX_MODEL_WEIGHTS}")
+
+
 def write_multiclass_model(path, model):
     """Write ``model`` (a :class:`MulticlassModel`) atomically in SVM-multiclass V2.20
     layout; ``classes`` (numbers) and ``metadata`` go into the support vector comment."""
     coef = np.asarray(model.coef, dtype=np.float64)
     if coef.ndim != 2 or coef.shape[0] < 2:
         raise ValueError(f"coef: expected shape (n_classes >= 2, n_features), got {coef.shape}")
+    m, d = coef.shape
+    check_model_size(m, d, "coef")
     if not np.all(np.isfinite(coef)):
         raise ValueError("coef: contains NaN or infinite values")
-    m, d = coef.shape
     try:
         classes = np.asarray(model.classes, dtype=np.float64)
     except (TypeError, ValueError):
@@ -113,8 +123,9 @@ def write_multiclass_model(path, model):
     if CLASSES_KEY in extra:
         raise ValueError(f"metadata: the key {CLASSES_KEY!r} holds the class labels")
     metadata = {CLASSES_KEY: ",".join(format_label(c) for c in classes), **extra}
-    w = coef.ravel().tolist()  # weight j of class c has index (c - 1) * d + j, 1-based
-    nz = np.flatnonzero(coef.ravel()).tolist()
+    flat = coef.ravel()  # weight j of class c has index (c - 1) * d + j, 1-based
+    nz = np.flatnonzero(flat)
+    weights = zip((nz + 1).tolist(), flat[nz].tolist())
     values = [
         f"SVM-multiclass Version {VERSION}",
         f"{m} # number of classes",
@@ -130,7 +141,7 @@ def write_multiclass_model(path, model):
         f"{int(n_train)} # number of training documents ",
         "2 # number of support vectors plus 1 ",
         "0 # threshold b, each following line is a SV (starting with alpha*y)",
-        " ".join(["1 qid:0"] + [f"{i + 1}:{w[i]!r}" for i in nz]
+        " ".join(["1 qid:0"] + [f"{i}:{v!r}" for i, v in weights]
                  + ["#" + " ".join(f"{k}={v}" for k, v in metadata.items())]),
     ]
     with atomic_write(path) as fh:
