@@ -82,16 +82,17 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
     cdef double* K = mu + n                      # (n + 1)^2
     cdef double* p = K + (n + 1) * (n + 1)       # n + 1
     cdef double* dsc = p + n + 1                 # n: the free planes' lengths
-    cdef Py_ssize_t* F = <Py_ssize_t*> (dsc + n)
+    cdef double* cgd = dsc + n                   # n: the last projected-gradient step
+    cdef Py_ssize_t* F = <Py_ssize_t*> (cgd + n)
     cdef Py_ssize_t* piv = F + n
     cdef unsigned char* is_free = <unsigned char*> (piv + n + 1)
     cdef unsigned char* stuck = is_free + n
-    cdef Py_ssize_t i, j, k, it, nf, m, worst, block_var, k_capped, ir, last_freed = -1
+    cdef Py_ssize_t i, j, k, it, nf, m, worst, block_var, k_capped, ir
     cdef Py_ssize_t newton_steps = 0  # full Newton steps in a row on this free set
     cdef double scale = 0.0, lam = 0.0, total, z_scale, pmax, thresh, bmax = 0.0
-    cdef double step, ratio, rise, room, s, norm_z, base, slope, curv, t_star, size
+    cdef double step, ratio, rise, room, s, norm_z, base, slope, curv, t_star, size, dhd, phd
     cdef bint cap_active, release_cap, any_capped = False, block_cap
-    cdef bint stationary, cap_stuck = False, released_cap = False, newton
+    cdef bint stationary, cap_stuck = False, released_cap, newton, conjugate = False
     for i in range(n):
         scale = max(scale, fabs(G[i * n + i]))
         bmax = max(bmax, fabs(b[i]))
@@ -198,11 +199,26 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
                         k_capped += 1
                 for k in range(nf):
                     p[k] = -grad[F[k]] + (s / k_capped if (ir >= 0 and capped[F[k]]) else 0.0)
+                if conjugate:  # made conjugate to the last such step on this face
+                    dhd, phd = 0.0, 0.0
+                    for k in range(nf):
+                        s = 0.0
+                        for j in range(nf):
+                            s += G[F[k] * n + F[j]] * cgd[F[j]]
+                        dhd += cgd[F[k]] * s
+                        phd += p[k] * s
+                    if dhd > 0:
+                        s = 0.0
+                        for k in range(nf):
+                            s += grad[F[k]] * (p[k] - phd / dhd * cgd[F[k]])
+                        if s < 0:
+                            for k in range(nf):
+                                p[k] -= phd / dhd * cgd[F[k]]
                 slope_and_curvature(G, grad, p, F, nf, n, &slope, &curv)
             # no descent left, or none above the objective's rounding
             stationary = not slope < 0 or (curv > 0 and slope * slope / (2 * curv) <= 1e-13 * size)
         if stationary:
-            newton_steps = 0
+            newton_steps, conjugate = 0, False
             # check the multipliers of the active bounds (row_tol). A bound released
             # with no step possible (a duplicate plane, its multiplier negative by
             # rounding only) stays active until the objective moves again.
@@ -225,10 +241,8 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
             released_cap = release_cap and (worst < 0 or lam < mu[worst])
             if released_cap:
                 cap_active = False
-                last_freed = -1
             else:
                 is_free[worst] = True
-                last_freed = worst
             continue
         # exact line search along the step (G without the ridge): a full Newton step
         # when the ridge is negligible, farther along a direction the ridge held back
@@ -254,10 +268,10 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
                     step, block_var, block_cap = max(room / rise, 0.0), -1, True
         if step == INFINITY:
             return UNBOUNDED
-        # a bound just released that blocks at once is marked stuck (see above); any
-        # step that moves the objective beyond rounding clears the marks
-        if step == 0.0 and ((block_var >= 0 and block_var == last_freed)
-                            or (block_cap and released_cap)):
+        # the blocker of a step of length 0 (a degenerate vertex: a duplicate plane, or a
+        # release undone at once) is marked stuck, so that the same releases cannot
+        # cycle; any step that moves the objective beyond rounding clears the marks
+        if step == 0.0:
             if block_cap:
                 cap_stuck = True
             else:
@@ -267,13 +281,17 @@ cdef int active_set(const double* G, const double* b, const unsigned char* cappe
                 cap_stuck = False
                 for i in range(n):
                     stuck[i] = False
-        last_freed, released_cap = -1, False
         for k in range(nf):
             z[F[k]] += step * p[k]
         if newton and block_var < 0 and not block_cap and fabs(t_star - 1.0) <= 1e-6:
             newton_steps += 1
         else:
             newton_steps = 0
+        # a projected-gradient step within the face is kept for the next one's conjugation
+        conjugate = not newton and block_var < 0 and not block_cap
+        if conjugate:
+            for k in range(nf):
+                cgd[F[k]] = p[k]
         if block_var >= 0:
             z[block_var] = 0.0
             is_free[block_var] = False
@@ -303,7 +321,7 @@ def solve_dual_qp(const double[:, ::1] G, const double[::1] b,
     cdef Py_ssize_t n = b.shape[0]
     cdef double lam = 0.0
     cdef int status
-    cdef size_t nbytes = (sizeof(double) * (4 * n + 1 + (n + 1) * (n + 1))
+    cdef size_t nbytes = (sizeof(double) * (5 * n + 1 + (n + 1) * (n + 1))
                           + sizeof(Py_ssize_t) * (2 * n + 1) + 2 * n + 8)
     cdef char* work = <char*> malloc(nbytes)
     if work == NULL:

@@ -176,11 +176,45 @@ def check_bags(bags, n_rows, name="bags", lines=None):
         raise ValueError("X: no candidates (0 rows)")
     if bags is None:
         return Bags(np.arange(n_rows + 1, dtype=np.intp), np.arange(n_rows))
+    row_lists = _row_lists(bags)
+    if row_lists is not None:
+        return _bags_from_row_lists(row_lists, n_rows, name)
+    return _bags_from_ids(_row_ids(bags, n_rows, name), n_rows, name, lines)
+
+
+def group_bags(bags, n_rows, name="bags"):
+    """:func:`check_bags` for bag ids whose rows need not be consecutive (the Python
+    API, where scikit-learn's splitters shuffle rows).
+
+    Returns
+    -------
+    bags : Bags
+        The bag index of the rows taken in ``order``.
+    order : ndarray of intp or None
+        The stable permutation of the rows that makes each bag's rows consecutive
+        (bags in order of first appearance), or None when they already are.
+    """
+    if n_rows and bags is not None and _row_lists(bags) is None:
+        ids = _row_ids(bags, n_rows, name)
+        _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+        order = np.argsort(first[inverse.ravel()], kind="stable").astype(np.intp)
+        if (order != np.arange(n_rows)).any():
+            return _bags_from_ids(ids[order], n_rows, name, None), order
+    return check_bags(bags, n_rows, name), None
+
+
+def _row_lists(bags):
+    """The bags as a list of row lists, or None when ``bags`` gives one id per row."""
     if _is_list_of_rows(bags):
-        return _bags_from_row_lists(bags, n_rows, name)
+        return bags
     if (isinstance(bags, np.ndarray) and bags.ndim == 2 and bags.shape[1] > 1
             and bags.dtype.kind in "iu"):  # (one column: bag ids or singletons, refused below)
-        return _bags_from_row_lists(list(bags), n_rows, name)  # bags of equal size
+        return list(bags)  # bags of equal size
+    return None
+
+
+def _row_ids(bags, n_rows, name):
+    """One bag id per row, as an array of one kind (numbers, str or bytes)."""
     try:
         ids = np.asarray(bags)
     except ValueError:  # ragged: a mix of row lists and scalars
@@ -195,6 +229,11 @@ def check_bags(bags, n_rows, name="bags", lines=None):
     if ids.dtype.kind == "O" or (ids.dtype.kind in "US" and not isinstance(bags, np.ndarray)):
         # (strings from pandas come as objects; NumPy would merge 1 and '1', 'a' and b'a')
         ids = _uniform_ids(ids.tolist() if ids.dtype.kind == "O" else list(bags), name)
+    return ids
+
+
+def _bags_from_ids(ids, n_rows, name, lines):
+    """Bags of consecutive rows with the same id; a bag that reappears is an error."""
     starts = np.r_[0, np.flatnonzero(ids[1:] != ids[:-1]) + 1].astype(np.intp)
     run_ids = ids[starts]
     uniq, counts = np.unique(run_ids, return_counts=True)

@@ -161,6 +161,17 @@ class _BuiltinLoss(QSLoss):
         self.code = code
         self.description = description
 
+    # copies (clone, deepcopy, pickle) are the module's object itself, so that
+    # ``get_loss(loss.name) is loss`` tells a built-in loss from a user's
+    def __reduce__(self):
+        return get_loss, (self.name,)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
 
 AP = _BuiltinLoss(_ap_step, "ap", 0, "1 − average precision (Yue et al.; 2014 eq. 5)")
 NDCG = _BuiltinLoss(_ndcg_step, "ndcg", 1,

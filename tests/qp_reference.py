@@ -21,10 +21,10 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
     free = z > 0
     stuck = np.zeros(n, dtype=bool)
     cap_active = bool(capped.any() and z[capped].sum() >= C * (1 - 1e-15))
-    cap_stuck = released_cap = False
-    last_freed = -1
+    cap_stuck = False
     max_iter = 20 * n + 100 if max_iter is None else max_iter
     newton_steps = 0  # full Newton steps in a row on the same free set
+    conjugate = None  # the last projected-gradient step, while the face stays the same
     for _ in range(max_iter):
         F = np.flatnonzero(free)
         grad = G @ z - b
@@ -44,15 +44,22 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
         if not stationary:
             H_F = G[np.ix_(F, F)]
             slope, curv = float(grad[F] @ p_F), float(p_F @ H_F @ p_F)
-            if not slope < 0:  # no descent from the solve: the projected gradient
-                newton = False
+            if not slope < 0:  # no descent from the solve: the projected gradient,
+                newton = False  # made conjugate to the last such step on this face
                 on_cap = capped[F] & cap_active
                 p_F = -grad[F] + (grad[F][on_cap].mean() if on_cap.any() else 0.0) * on_cap
+                if conjugate is not None:
+                    Hd = H_F @ conjugate[F]
+                    dHd = float(conjugate[F] @ Hd)
+                    if dHd > 0:
+                        candidate = p_F - float(p_F @ Hd) / dHd * conjugate[F]
+                        if float(grad[F] @ candidate) < 0:
+                            p_F = candidate
                 slope, curv = float(grad[F] @ p_F), float(p_F @ H_F @ p_F)
             size = np.abs(z) @ (np.abs(grad + b) + np.abs(b))  # the objective's rounding scale
             stationary = not slope < 0 or (curv > 0 and slope * slope / (2 * curv) <= 1e-13 * size)
         if stationary:
-            newton_steps = 0
+            newton_steps, conjugate = 0, None
             # the multipliers of the active bounds; a bound released with no step
             # possible stays active until the objective moves again
             mu = grad + (lam * capped if cap_active else 0.0)
@@ -67,9 +74,9 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
                 return z, (lam if cap_active else 0.0)
             released_cap = release_cap and (worst < 0 or lam < mu[worst])
             if released_cap:
-                cap_active, last_freed = False, -1
+                cap_active = False
             else:
-                free[worst], last_freed = True, worst
+                free[worst] = True
             continue
         # exact line search along the step (G without the ridge)
         t_star = -slope / curv if curv > 0 else np.inf
@@ -88,8 +95,7 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
                     step, block_var, block_cap = max(room / rise, 0.0), -1, True
         if step == np.inf:
             break
-        if step == 0.0 and ((block_var >= 0 and block_var == last_freed)
-                            or (block_cap and released_cap)):
+        if step == 0.0:  # a degenerate vertex: the blocker may not cycle back in
             if block_cap:
                 cap_stuck = True
             else:
@@ -98,10 +104,13 @@ def reference_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
             if -(slope + 0.5 * curv * step) * step > 1e-13 * size:
                 cap_stuck = False
                 stuck[:] = False
-        last_freed, released_cap = -1, False
         z[F] += step * p_F
         full = newton and block_var < 0 and not block_cap and abs(t_star - 1.0) <= 1e-6
         newton_steps = newton_steps + 1 if full else 0
+        conjugate = None  # (kept only after a projected-gradient step within the face)
+        if not newton and block_var < 0 and not block_cap:
+            conjugate = np.zeros(n)
+            conjugate[F] = p_F
         if block_var >= 0:
             z[block_var] = 0.0
             free[block_var] = False

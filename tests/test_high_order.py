@@ -166,6 +166,11 @@ def test_high_order_estimators_use_the_edges():
     m0, m1 = max_marginals(f.unary(hoap.coef_), f.pairs, f.edge_weights(hoap.coef_))
     assert np.allclose(hoap.decision_function(Xt, edges=Et), m1 - m0)
     assert set(np.unique(hoap.predict(Xt, edges=Et))) <= {0, 1}
+    # a test set without a non-relevant (or relevant) sample scored 1.0 (or NaN
+    # silently): undefined, with a warning, as the other estimators' score
+    for labels in (np.ones(len(yt)), np.zeros(len(yt))):
+        with pytest.warns(UserWarning, match=r"undefined \(NaN\) on every query"):
+            assert np.isnan(hob.score(Xt, labels, edges=Et))
 
 
 def test_params_protocol():

@@ -412,7 +412,6 @@ def test_n_init_keeps_the_lowest_objective():
 @pytest.mark.parametrize("kwargs, message", [
     (dict(y=[1, 1, -1, -1, 1, -1], bags=[1, 1, 2, 2, 3, 3]), "y: bag 3 mixes labels"),
     (dict(y=[1, -1], bags=[[0, 1, 2], [], [3, 4, 5]]), "bags: bag 1 is empty"),
-    (dict(y=[1, 1, -1, -1, 1, 1], bags=[1, 1, 2, 2, 1, 1]), "bags: bag 1 is not contiguous"),
     (dict(y=[1, 1, -1, -1, 1, 1], bags=[1, 1, 2, 2, 3, 3], known=np.array([0, 4, -1])),
      "known: bag 2 marks row 4"),
     (dict(y=[1, 1, 1, 1, 1, 1], bags=[1, 1, 2, 2, 3, 3]), "need at least one positive"),
@@ -482,3 +481,35 @@ def test_problems_validate_known_rows_and_states():
         binary.set_state((np.array([0, -1]), np.ones(2, dtype=bool)))
     with pytest.raises(ValueError, match="^state: bag 1 marks row 2"):
         binary.set_state((np.array([2, -1]), np.ones(3, dtype=bool)))
+
+
+@pytest.mark.parametrize("make", [lambda: LatentAPSVM(C=1.0), lambda: LatentSSVM(C=1.0),
+                                  lambda: LatentSVM(C=1.0, c=0.3)])
+def test_rows_of_a_bag_need_not_be_consecutive(make):
+    """scikit-learn's shuffling splitters give a bag's rows in any order, which fit
+    refused ("bag 6 is not contiguous"). The rows are regrouped by bag (stable, bags in
+    order of first appearance): here every bag's first row comes first, so the regrouped
+    data is the original and everything must agree exactly, row numbers mapped back."""
+    X, y, bags, known = make_bags(n_bags=20, bag_size=(2, 4), n_features=5, supervision=0.3,
+                                  random_state=0)
+    firsts = np.r_[0, np.flatnonzero(bags[1:] != bags[:-1]) + 1]
+    perm = np.r_[firsts, np.setdiff1d(np.arange(len(bags)), firsts)]
+    known_per_bag = np.full(len(firsts), -1)
+    known_per_bag[np.flatnonzero(known[firsts])] = firsts[known[firsts]]  # (a bag's first row)
+    where = np.argsort(perm)  # original row -> row of the shuffled input
+    for kn, kn_shuffled in ((known, known[perm]),
+                            (known_per_bag, np.where(known_per_bag >= 0, where[known_per_bag], -1))):
+        a = make().fit(X, y, bags=bags, known=kn)
+        b = make().fit(X[perm], y[perm], bags=bags[perm], known=kn_shuffled)
+        np.testing.assert_array_equal(a.coef_, b.coef_)
+        np.testing.assert_array_equal(a.decision_function(X, bags),
+                                      b.decision_function(X[perm], bags[perm]))
+        assert a.score(X, y, bags) == b.score(X[perm], y[perm], bags[perm])
+        np.testing.assert_array_equal(a.predict_latent(X, bags),
+                                      perm[b.predict_latent(X[perm], bags[perm])])
+        rows_a, rows_b = (a.latent_[0], b.latent_[0]) if isinstance(a.latent_, tuple) \
+            else (a.latent_, b.latent_)
+        np.testing.assert_array_equal(rows_a, np.where(rows_b >= 0, perm[np.maximum(rows_b, 0)], -1))
+        if isinstance(a.latent_, tuple):  # the kept mask, over the input's rows
+            np.testing.assert_array_equal(a.latent_[1][perm], b.latent_[1])
+            assert not a.latent_[1].all()

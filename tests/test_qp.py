@@ -345,3 +345,32 @@ def test_a_subnormal_gram_matrix_is_read_as_zero():
     y = np.where(np.arange(40) % 3 == 0, 1, -1)
     for scale in (1e-155, 1e-160):
         assert APSVM(C=1.0).fit(X * scale, y).result_.converged
+
+
+@pytest.mark.parametrize("seed", [766, 92326, 176408])
+def test_far_warm_starts_that_zigzagged_or_cycled(seed):
+    """Hypothesis found these (C = 1e3, a warm start far from the optimum): the
+    projected-gradient fallback zigzagged on a singular face (9e-3 of a gap of 15 per
+    step) and a release undone at once cycled, until "did not converge". The fallback
+    steps are now conjugate on their face and every zero-length step's blocker is
+    marked stuck; kernel and reference reach the enumerated optimum."""
+    from qp_reference import enumerate_dual_qp
+    rng = np.random.default_rng(seed)
+    G, b, capped = degenerate_problem(rng)
+    z0 = rng.random(len(b)) * 1e3
+    best = enumerate_dual_qp(G, b, capped, 1e3)
+    for solve in (solve_dual_qp, reference_dual_qp):
+        z, _ = solve(G, b, capped, 1e3, z0=z0)
+        assert b @ z - 0.5 * z @ G @ z == pytest.approx(best, rel=1e-9)
+
+
+def test_rank_one_planes_at_a_huge_cap_do_not_cycle():
+    """16 planes of one feature, C = 1e8, b ~ 1e-6: releasing a plane and then the cap
+    gave two zero-length steps that undid each other forever."""
+    G, b, capped = random_feasible_problem(np.random.default_rng(0), 16, 0, 1)
+    b = b * 1e-6
+    z, _ = solve_dual_qp(G, b, capped, 1e8)
+    zr, _ = reference_dual_qp(G, b, capped, 1e8)
+    assert z.min() >= 0 and z.sum() <= 1e8 * (1 + 1e-12)
+    f = lambda v: b @ v - 0.5 * v @ G @ v
+    assert f(z) == pytest.approx(f(zr), rel=1e-9)

@@ -75,16 +75,22 @@ class BaseEstimator:
         return request
 
     def _set_request(self, method, requests):
+        from sklearn import get_config  # (routing is scikit-learn's)
+        from sklearn.utils.metadata_routing import UNCHANGED
+        if not get_config().get("enable_metadata_routing", False):
+            raise RuntimeError(f"set_{method}_request is only available when metadata routing "
+                               "is enabled: sklearn.set_config(enable_metadata_routing=True)")
         valid = self._routed_params(method)
         for name, alias in requests.items():
             if name not in valid:
                 raise ValueError(f"set_{method}_request: {type(self).__name__}.{method} takes no "
                                  f"{name!r}; it takes {', '.join(valid) or 'no metadata'}")
-            if not (alias is None or isinstance(alias, (bool, str))):
+            if not (alias is None or isinstance(alias, bool) or alias == UNCHANGED
+                    or (isinstance(alias, str) and alias.isidentifier())):
                 raise ValueError(f"set_{method}_request: {name} must be True, False, None or "
-                                 f"an alias string, got {alias!r}")
-        self._metadata_request = _Requests({**getattr(self, "_metadata_request", {}),
-                                            **{(method, n): a for n, a in requests.items()}})
+                                 f"an alias that is a Python identifier, got {alias!r}")
+        changed = {(method, n): a for n, a in requests.items() if a != UNCHANGED}
+        self._metadata_request = _Requests({**getattr(self, "_metadata_request", {}), **changed})
         return self
 
     def set_fit_request(self, **requests):

@@ -16,6 +16,7 @@ from ..learners.cutting_plane import cutting_plane
 from ..metrics import average_precision
 from ..problems.high_order import HighOrderFeatures, HOAPProblem, HOBProblem, LabellingSet
 from .base import BaseEstimator
+from .ranking import _mean_over_ranked_queries
 
 
 def _check_int(value, name, minimum=1):
@@ -89,8 +90,10 @@ class _HighOrderEstimator(BaseEstimator):
         return y.astype(np.int64)
 
     def score(self, X, y, edges=None):
-        """AP of the ranking by :meth:`decision_function`."""
-        return average_precision(y, self.decision_function(X, edges))
+        """AP of the ranking by :meth:`decision_function`; NaN, with a warning, when y
+        has no relevant or no non-relevant sample (as the other estimators' score)."""
+        return _mean_over_ranked_queries(average_precision, y, self.decision_function(X, edges),
+                                         None)
 
 
 class HOBSVM(_HighOrderEstimator):

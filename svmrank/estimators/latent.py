@@ -8,7 +8,7 @@ scoring candidate (behl2014 eq. 6-7) and rank bags by that score.
 import numpy as np
 
 from .._validation import check_int, check_matrix, check_positive, check_random_state
-from ..bags import check_bag_labels, check_bags, check_known
+from ..bags import check_bag_labels, check_known, group_bags
 from ..learners.cccp import cccp
 from ..learners.cutting_plane import cutting_plane
 from ..metrics import average_precision
@@ -17,6 +17,33 @@ from ..problems.latent import LatentAPProblem, LatentBinaryProblem, LatentSSVMPr
 from ..problems.ranking import RankingProblem
 from .base import BaseEstimator, LinearScorerMixin
 from .ranking import _mean_over_ranked_queries
+
+
+def _per_row(values, order):
+    """``values`` in the regrouped row order when it has one entry per row (labels or
+    a mask; one per bag stays as it is)."""
+    arr = np.asarray(values)
+    return arr[order] if arr.ndim == 1 and arr.shape[0] == order.shape[0] else values
+
+
+def _known_regrouped(known, order):
+    """Known candidates for the regrouped rows: a row mask reordered, row numbers per
+    bag renumbered (anything else kept, for check_known to refuse)."""
+    if known is None:
+        return None
+    arr = np.asarray(known)
+    if arr.dtype == bool:
+        return _per_row(arr, order)
+    if arr.ndim != 1 or arr.dtype.kind not in "iu" or (arr.size and arr.max() >= order.shape[0]):
+        return known  # (check_known refuses it, naming the row)
+    arr = arr.astype(np.intp)
+    new_row = np.argsort(order)
+    return np.where(arr >= 0, new_row[np.maximum(arr, 0)], arr)
+
+
+def _rows_back(rows, order):
+    """Rows of the regrouped data as rows of the input (-1 stays -1)."""
+    return rows if order is None else np.where(rows >= 0, order[np.maximum(rows, 0)], rows)
 
 
 class _LatentEstimator(BaseEstimator, LinearScorerMixin):
@@ -31,11 +58,15 @@ class _LatentEstimator(BaseEstimator, LinearScorerMixin):
         check_int(self.max_iter, "max_iter")
 
     def _prepare(self, X, y, bags, known):
+        """Validated (X, bag index, bag labels, known rows, order): the rows regrouped
+        so that each bag's are consecutive (``order``, None when they were)."""
         X = check_matrix(X)
-        bag_index = check_bags(bags, X.shape[0])
+        bag_index, order = group_bags(bags, X.shape[0])
+        if order is not None:  # (a shuffled split, say)
+            X, y, known = X[order], _per_row(y, order), _known_regrouped(known, order)
         labels = check_bag_labels(y, bag_index)
         known_rows = check_known(known, bag_index)
-        return X, bag_index, labels, known_rows
+        return X, bag_index, labels, known_rows, order
 
     def _fit_problem(self, problem, instance_problem):
         """Run CCCP from ``n_init`` initialisations; keep the lowest objective.
@@ -85,9 +116,11 @@ class _LatentEstimator(BaseEstimator, LinearScorerMixin):
         return best
 
     def _bags_for(self, X, bags):
+        """Validated (X, bag index, order) as in :meth:`_prepare`."""
         self._check_fitted()
         X = check_matrix(X)
-        return X, check_bags(bags, X.shape[0])
+        bag_index, order = group_bags(bags, X.shape[0])
+        return (X if order is None else X[order]), bag_index, order
 
     def candidate_scores(self, X):
         """Score of every candidate (row of X): ``X @ coef_ + intercept_``."""
@@ -96,14 +129,14 @@ class _LatentEstimator(BaseEstimator, LinearScorerMixin):
     def decision_function(self, X, bags=None):
         """One score per bag (order of first appearance): its highest candidate score
         (eq. 6-7). ``bags=None`` makes every row its own bag."""
-        X, bag_index = self._bags_for(X, bags)
+        X, bag_index, _ = self._bags_for(X, bags)
         return bag_index.max(self.candidate_scores(X))
 
     def predict_latent(self, X, bags=None):
         """Row index (into X) of every bag's highest scoring candidate (eq. 6)."""
-        X, bag_index = self._bags_for(X, bags)
+        X, bag_index, order = self._bags_for(X, bags)
         rows, _ = bag_index.argmax(self.candidate_scores(X))
-        return rows
+        return _rows_back(rows, order)
 
     def predict(self, X, bags=None):
         """1 for bags whose score is positive, 0 otherwise (one value per bag)."""
@@ -111,8 +144,8 @@ class _LatentEstimator(BaseEstimator, LinearScorerMixin):
 
     def score(self, X, y, bags=None):
         """Average precision of the bag ranking; ``y`` per row or per bag."""
-        X, bag_index = self._bags_for(X, bags)
-        labels = check_bag_labels(y, bag_index)
+        X, bag_index, order = self._bags_for(X, bags)
+        labels = check_bag_labels(y if order is None else _per_row(y, order), bag_index)
         # (one query; NaN with a warning when it has no positive or no negative bag)
         return _mean_over_ranked_queries(average_precision, labels,
                                          bag_index.max(self.candidate_scores(X)), None)
@@ -199,13 +232,13 @@ class LatentAPSVM(_LatentEstimator):
         (optional known candidates: a boolean row mask or a row index per bag, -1 for
         latent)."""
         self._check_common()
-        X, bag_index, labels, known_rows = self._prepare(X, y, bags, known)
+        X, bag_index, labels, known_rows, order = self._prepare(X, y, bags, known)
         problem = self._make_problem(X, bag_index, labels, known_rows)
         best = self._fit_problem(problem, lambda rows, lab: RankingProblem(
             X[rows], lab, loss="ap", lai=self.lai))
         self.coef_ = np.asarray(best.w, dtype=np.float64)
         self.intercept_ = 0.0
-        self.latent_ = np.asarray(best.state)
+        self.latent_ = _rows_back(np.asarray(best.state), order)
         self.n_features_in_ = X.shape[1]
         return self
 
@@ -296,12 +329,15 @@ class LatentSVM(_LatentEstimator):
         if c >= 1:
             raise ValueError(f"c must lie in [0, 1), got {self.c!r}")
         bias = check_positive(self.bias, "bias", allow_zero=True)
-        X, bag_index, labels, known_rows = self._prepare(X, y, bags, known)
+        X, bag_index, labels, known_rows, order = self._prepare(X, y, bags, known)
         problem = LatentBinaryProblem(X, bag_index, labels, known_rows, J=J, c=c, bias=bias)
         best = self._fit_problem(problem, lambda rows, lab: BinaryProblem(X[rows], lab, bias=bias))
         d = X.shape[1]
         self.coef_ = np.asarray(best.w[:d], dtype=np.float64)
         self.intercept_ = float(best.w[d] * bias) if bias else 0.0
-        self.latent_ = best.state
+        rows, kept = best.state
+        if order is not None:
+            kept = kept[np.argsort(order)]
+        self.latent_ = (_rows_back(rows, order), kept)
         self.n_features_in_ = d
         return self

@@ -82,6 +82,8 @@ class RankSVM(_CuttingPlaneEstimator):
     intercept_ : float (0, or with ``approx`` the bias of the easy-sample constraints)
     n_iter_, n_constraints_, objective_, duality_gap_ : learner report
     n_features_in_ : int
+    loss_ : svmrank.losses.QSLoss
+        The loss fitted (``score`` measures by it).
     n_easy_ : int
         With ``approx``: the number of easy samples (hard constraints).
     """
@@ -104,6 +106,7 @@ class RankSVM(_CuttingPlaneEstimator):
             return self._fit_approx(X, y, qid)
         problem = RankingProblem(X, y, qid=qid, loss=self.loss, lai=self.lai)
         result = self._run(problem, X.shape[1])
+        self.loss_ = get_loss(self.loss)
         self.coef_ = result.w
         self.intercept_ = 0.0
         self.n_queries_skipped_ = problem.n_skipped
@@ -117,6 +120,7 @@ class RankSVM(_CuttingPlaneEstimator):
                            verbose=self.verbose)
         result = self._run(appx.stage2, X.shape[1], hard_constraints=appx.hard_constraints)
         d = X.shape[1]
+        self.loss_ = get_loss(self.loss)
         self.coef_ = result.w[:d]
         self.intercept_ = float(result.w[d] * APPX_BIAS)
         self.n_queries_skipped_ = appx.stage2.n_skipped
@@ -127,8 +131,9 @@ class RankSVM(_CuttingPlaneEstimator):
         """Mean of the measure the loss targets (AP, NDCG or ROC area, with binary
         relevance y > 0 as in training; 1 − Δ for a user's QSLoss, whose ties keep the
         input order) over the queries with a relevant and a non-relevant sample, as in
-        training."""
-        loss = get_loss(self.loss)  # (an unknown name: ValueError)
+        training; the loss is the one fitted (``loss_``), whatever ``loss`` is now."""
+        scores = self.decision_function(X)
+        loss = self.loss_
         if loss.name not in _SCORERS or get_loss(loss.name) is not loss:  # a user's QSLoss
             measure = lambda y_q, s_q: 1.0 - loss.ranking_loss(y_q > 0, s_q)
         else:  # a built-in loss, by name or as svmrank.losses.AP / NDCG / ROC
@@ -136,7 +141,7 @@ class RankSVM(_CuttingPlaneEstimator):
             # binary relevance, as the loss has it (svmrank.metrics.ndcg for graded gains)
             measure = lambda y_q, s_q: scorer((y_q > 0).astype(np.float64), s_q)
             measure.__name__ = scorer.__name__
-        return _mean_over_ranked_queries(measure, y, self.decision_function(X), qid)
+        return _mean_over_ranked_queries(measure, y, scores, qid)
 
 
 def _mean_over_ranked_queries(measure, y, scores, qid):
