@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.optimize import minimize
 
 from svmrank.exceptions import ConvergenceWarning
@@ -245,3 +246,29 @@ def test_identical_rows_train_to_zero_weights(d):
     y = np.array([0, 1, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 0.0])
     for C in (1e-3, 1.0, 1e6):
         assert not APSVM(C=C).fit(np.ones((13, d)), y).coef_.any()
+
+
+def test_planes_are_kept_on_the_columns_they_use():
+    """Hashed features: 12 columns used of 2**21. The working set held every plane as a
+    dense row of 2**21 doubles (1.2 GB for this fit's 36 planes; 22 GB at 2**24 with
+    80 planes); it keeps them on the columns some plane uses, and the fit is the one on
+    those columns alone."""
+    import tracemalloc
+    from svmrank import APSVM
+    rng = np.random.default_rng(0)
+    n, used, d = 200, 12, 1 << 21
+    Xs = rng.normal(size=(n, used))
+    y = (Xs[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(float)
+    cols = np.sort(rng.choice(d, used, replace=False))
+    X = sp.csr_matrix((Xs.ravel(), np.tile(cols, n), np.arange(0, n * used + 1, used)),
+                      shape=(n, d))
+    small = APSVM(C=100.0).fit(Xs, y)
+    tracemalloc.start()
+    try:
+        big = APSVM(C=100.0).fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert big.n_constraints_ >= 30 and peak < 20 * 8 * d  # (a few w-sized vectors)
+    np.testing.assert_allclose(big.coef_[cols], small.coef_, rtol=1e-9, atol=1e-12)
+    assert not np.delete(big.coef_, cols).any()

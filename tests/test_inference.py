@@ -475,6 +475,32 @@ def test_qs_bucket_pass_row_orders(loss, layout, offset):
 
 
 @pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("layout", ["in place", "increasing", "permuted"])
+@pytest.mark.parametrize("kind", BUCKET_KINDS)
+def test_learners_path_without_ranks_equals_the_path_with_ranks(loss, layout, kind):
+    """The learners call the kernel without ranks (keep_ranks=False), a path of its own
+    in the bucket pass of large queries: coef, losses and objectives must be those of
+    the call that keeps the ranks, bit for bit, whatever the row layout."""
+    from svmrank.inference import _run
+    from svmrank.losses import get_loss
+    rng = np.random.default_rng(BUCKET_KINDS.index(kind))
+    n = BUCKET_N + 1000
+    labels = rng.random(n) < 0.1
+    scores = bucket_scores(kind, labels, rng)
+    if layout == "in place":
+        order = None
+    elif layout == "increasing":
+        order = np.sort(rng.choice(n, BUCKET_N, replace=False)).astype(np.intp)
+    else:
+        order = rng.permutation(n).astype(np.intp)
+    offsets = np.array([0, n if order is None else order.size], dtype=np.intp)
+    kept, bare = (_run(scores, labels, order, offsets, get_loss(loss), METHODS["qs"],
+                       keep_ranks=keep) for keep in (True, False))
+    for i in (0, 2, 3, 4):  # coef, losses, objectives, shifts
+        np.testing.assert_array_equal(bare[i], kept[i])
+
+
+@pytest.mark.parametrize("loss", LOSSES)
 def test_qs_bucket_pass_with_a_user_loss(loss):
     """A user loss (called back for its steps) through the bucket pass: the built-in
     kernel's ranks, and greedy's ranks and objective with the same user loss."""

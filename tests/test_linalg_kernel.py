@@ -32,9 +32,11 @@ def test_matches_scipy(seed, n, d, density, d_density, scale, threads):
     X = _random_csr(rng, n, d, density, scale)
     v = rng.normal(size=n) * (rng.random(n) < d_density)
     w = rng.normal(size=d)
-    out = np.zeros(d)
+    out0 = rng.normal(size=d)  # out += Xᵀd: what out held is kept
+    out = out0.copy()
     _linalg_fast.csr_rmatvec(X.indptr, X.indices, X.data, v, out, threads)
-    _close(out, np.asarray(X.T @ v).ravel(), X, v)
+    np.testing.assert_allclose(out, out0 + np.asarray(X.T @ v).ravel(), rtol=1e-12,
+                               atol=1e-12 * (1.0 + np.abs(X.data).max(initial=0) * np.abs(v).sum()))
     out = np.full(n, np.nan)
     _linalg_fast.csr_matvec(X.indptr, X.indices, X.data, w, out, threads)
     _close(out, X @ w, X, w)
@@ -62,6 +64,18 @@ def test_large_products_do_not_depend_on_the_thread_count():
     np.testing.assert_array_equal(transpose_product(X, v), outs[0])  # automatic: blocked too
     _close(outs[0], X.T @ v, X, v)
     _close(scores[0], X @ w, X, w)
+
+
+def test_empty_shapes():
+    """No rows or no columns: Xᵀd leaves out as it was, X w writes nothing."""
+    for n, d in ((0, 3), (4, 0), (0, 0)):
+        indptr, indices, data = np.zeros(n + 1, np.int32), np.zeros(0, np.int32), np.zeros(0)
+        out = np.arange(d, dtype=float)
+        _linalg_fast.csr_rmatvec(indptr, indices, data, np.ones(n), out, 0)
+        np.testing.assert_array_equal(out, np.arange(d))
+        scores = np.empty(n)
+        _linalg_fast.csr_matvec(indptr, indices, data, np.ones(d), scores, 0)
+        assert scores.shape == (n,)
 
 
 def test_max_threads_is_positive():

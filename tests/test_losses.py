@@ -5,7 +5,7 @@ import pytest
 from svmrank import losses
 from svmrank.inference import loss_augmented_inference
 from svmrank.losses import (AP, NDCG, ROC, QSLoss, check_qs_suitable, get_loss)
-from lai_reference import brute_force_interleavings, rank_loss
+from lai_reference import brute_force_interleavings, order_from_ranks, rank_loss
 
 
 def user_copy(builtin):
@@ -202,6 +202,53 @@ def test_user_loss_objective_matches_brute_force():
         res = loss_augmented_inference(scores, labels, loss=user)
         assert res.objective == pytest.approx(brute_force_interleavings(scores, labels, "ap")[0],
                                               abs=1e-12)
+
+
+def _weighted_roc_step(i, j, P, N):
+    """A QS-suitable loss that is not built in: each swapped (positive, negative) pair
+    weighs w_j = 1 + (N − j)/N, from about 2 for the top negative down to 1 (w
+    non-increasing in j, so C2 holds)."""
+    return np.broadcast_to(-(1.0 + (N - j) / N) / (P * N), np.broadcast(i, j).shape)
+
+
+def _weighted_roc_loss(labels_in_order):
+    """The same loss from its definition: Σ_j w_j · #(positives below the j-th negative) / PN."""
+    rel = np.asarray(labels_in_order, dtype=bool)
+    P, N = int(rel.sum()), int((~rel).sum())
+    below = P - np.cumsum(rel)[~rel]  # positives below each negative, top to bottom
+    j = np.arange(1, N + 1)
+    return float(((1.0 + (N - j) / N) * below).sum() / (P * N))
+
+
+def test_a_loss_of_the_users_own_against_brute_force():
+    """Every user loss tested before was a built-in step through the user interface; a
+    kernel that quietly used a built-in table would have passed. A loss of its own,
+    against enumeration of every ranking (n <= 7), for every method it allows, and qs
+    against greedy on a query of the bucket pass's size."""
+    import itertools
+    from lai_reference import discriminant
+    user = QSLoss(_weighted_roc_step, name="weighted ROC")
+    rng = np.random.default_rng(12)
+    for _ in range(30):
+        n = int(rng.integers(2, 8))
+        labels = rng.random(n) < 0.4
+        labels[:2] = [True, False]
+        scores = np.round(rng.normal(size=n), 1)  # (ties too)
+        best = max(_weighted_roc_loss(labels[list(order)]) + discriminant(order, scores, labels)
+                   for order in itertools.permutations(range(n)))
+        for method in ("qs", "greedy", "select"):
+            res = loss_augmented_inference(scores, labels, loss=user, method=method)
+            assert res.objective == pytest.approx(best, abs=1e-12)
+            # the ranking returned is a maximiser, and .loss is its loss
+            order = order_from_ranks(scores, labels, res.ranks)
+            assert res.loss == pytest.approx(_weighted_roc_loss(labels[order]), abs=1e-12)
+            assert res.loss + discriminant(order, scores, labels) == pytest.approx(best, abs=1e-12)
+    labels = rng.random(6000) < 0.1
+    scores = np.round(rng.normal(size=6000) + labels, 1)
+    qs, greedy = (loss_augmented_inference(scores, labels, loss=user, method=m)
+                  for m in ("qs", "greedy"))
+    np.testing.assert_array_equal(qs.ranks, greedy.ranks)
+    assert qs.objective == greedy.objective
 
 
 @pytest.mark.parametrize("builtin", [AP, NDCG, ROC])

@@ -63,9 +63,13 @@ class _WorkingSet:
     alternates between that QP and S until S repeats, which is then a KKT point of D."""
 
     def __init__(self, n_features, nonpositive=None):
+        self.n_features = n_features
         self.bounded = np.zeros(0, dtype=np.int64) if nonpositive is None else nonpositive
         self.clipped = np.zeros(0, dtype=np.int64)  # S, kept as the next warm start
-        self.vectors = np.zeros((0, n_features))
+        # the planes are kept on the columns where some plane is non-zero (``cols``):
+        # hashed features make n_features large and the planes sparse
+        self.cols = np.zeros(0, dtype=np.int64)
+        self.vectors = np.zeros((0, 0))
         self.b = np.zeros(0)
         self.capped = np.zeros(0, dtype=bool)
         self.ids = np.zeros(0, dtype=np.int64)   # hard-row index, -1 for planes
@@ -75,6 +79,14 @@ class _WorkingSet:
 
     def add(self, vectors, b, capped, ids):
         vectors = np.atleast_2d(vectors)
+        if self.cols.size < self.n_features:  # (once every column is in, nothing to do)
+            new_cols = np.setdiff1d(np.flatnonzero(vectors.any(axis=0)), self.cols)
+            if new_cols.size:
+                cols = np.union1d(self.cols, new_cols)
+                grown = np.zeros((self.vectors.shape[0], cols.size))
+                grown[:, np.searchsorted(cols, self.cols)] = self.vectors
+                self.cols, self.vectors = cols, grown
+            vectors = vectors[:, self.cols]
         b = np.atleast_1d(np.asarray(b, dtype=np.float64))
         with np.errstate(over="ignore", invalid="ignore"):  # (checked just below)
             cross = self.vectors @ vectors.T
@@ -98,23 +110,38 @@ class _WorkingSet:
 
     def w_and_dual(self):
         """w(z) and D(z) at the current z (D(z) is a lower bound for any z ≥ 0 under the cap)."""
-        w = self.z @ self.vectors
+        w_cols = self.z @ self.vectors
         if self.bounded.size:
-            w[self.bounded] = np.minimum(w[self.bounded], 0.0)
-        return w, float(self.b @ self.z - 0.5 * (w @ w))
+            bounded = self._local(self._bounded_cols())
+            w_cols[bounded] = np.minimum(w_cols[bounded], 0.0)
+        if self.cols.size == self.n_features:
+            w = w_cols
+        else:
+            w = np.zeros(self.n_features)
+            w[self.cols] = w_cols
+        return w, float(self.b @ self.z - 0.5 * (w_cols @ w_cols))
+
+    def _local(self, coordinates):
+        """Positions in ``cols`` of coordinates that are among them."""
+        return np.searchsorted(self.cols, coordinates)
+
+    def _bounded_cols(self):
+        """The bounded coordinates on which some plane is non-zero (w is 0 elsewhere)."""
+        return self.bounded[np.isin(self.bounded, self.cols)]
 
     def solve(self, C, max_rounds=100):
         seen = set()
         for _ in range(max_rounds):
             G = self.G
             if self.clipped.size:
-                V_S = self.vectors[:, self.clipped]
+                V_S = self.vectors[:, self._local(self.clipped)]
                 G = G - V_S @ V_S.T
             self.z, _ = solve_dual_qp(G, self.b, self.capped, C, z0=self.z)
             if not self.bounded.size:
                 break
-            v = self.z @ self.vectors[:, self.bounded]
-            clipped = self.bounded[v > 0]
+            bounded = self._bounded_cols()
+            v = self.z @ self.vectors[:, self._local(bounded)]
+            clipped = bounded[v > 0]
             key = clipped.tobytes()
             if np.array_equal(clipped, self.clipped) or key in seen:
                 self.clipped = clipped
