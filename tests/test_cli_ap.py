@@ -446,6 +446,22 @@ def test_a_closed_stdout_only_silences_the_output(data, tmp_path):
     assert read_model(model).w.size == 40
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_standard_output_is_named(data, tmp_path):
+    """Standard output on a full disk gave "error: [Errno 28] No space left on device"
+    without saying what was being written."""
+    train, _ = data
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "svmrank.cli.ap_learn", "-c", "10",
+                               str(train), str(tmp_path / "m")], stdout=full,
+                              stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        "svm_ap_learn: error: [Errno 28] standard output: No space left on device"]
+    assert not (tmp_path / "m").exists()
+
+
 def test_a_qp_failure_is_a_one_line_error(monkeypatch, data, tmp_path, capsys):
     """QPError (a RuntimeError) escaped the console scripts as a traceback."""
     from svmrank.estimators.ranking import RankSVM

@@ -236,6 +236,8 @@ class _ReaderGone:
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, self._stream.fileno())
                 os.close(null)
+            except OSError as exc:  # (a full disk, say: the message names the stream)
+                raise OSError(exc.errno, f"standard output: {exc.strerror or exc}") from None
         return len(args[0]) if args else None
 
     def write(self, text):
