@@ -253,8 +253,9 @@ class LatentSSVM(LatentAPSVM):
     candidates) pair is found by alternating between the exact ranking for fixed
     candidates and the exact candidates for a fixed ranking until the loss-augmented
     score stops rising (at most ``max_rounds`` rounds), from the candidates of highest
-    score and from the ground truth's, an approximation of the joint maximisation (see :class:`svmrank.problems.latent.LatentSSVMProblem`). Bags are
-    scored by their highest candidate, like the other estimators here.
+    score and from the ground truth's, an approximation of the joint maximisation
+    (see :class:`svmrank.problems.latent.LatentSSVMProblem`). Bags are scored by their
+    highest candidate, like the other estimators here.
 
     Parameters are those of :class:`LatentAPSVM`, plus ``max_rounds``.
     ``latent_`` holds the imputed ground-truth row of every bag.
