@@ -148,9 +148,11 @@ _EMPTY_U8 = np.empty(0, dtype=np.uint8)
 
 def _row_name(row, lines):
     """'row 7' for arrays (0-based), 'line 12' for files (1-based, the file is named
-    at the start of the message)."""
+    at the start of the message); ``lines`` may also be a function naming a row."""
     if lines is None:
         return f"row {row}"
+    if callable(lines):
+        return lines(row)
     return f"line {lines[row]}"
 
 

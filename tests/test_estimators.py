@@ -249,8 +249,9 @@ def test_metadata_routing_passes_each_fold_its_queries():
         from sklearn.utils.metadata_routing import UNCHANGED
         kept = APSVM().set_fit_request(qid="group").set_fit_request(qid=UNCHANGED)
         assert kept.get_metadata_routing().fit.requests == {"qid": "group"}
-        with pytest.raises(ValueError, match="an alias that is a Python identifier"):
-            APSVM().set_fit_request(qid="my-qid")
+        for alias in ("my-qid", np.array([1, 2])):
+            with pytest.raises(ValueError, match="an alias that is a Python identifier"):
+                APSVM().set_fit_request(qid=alias)
     with pytest.raises(RuntimeError, match="only available when metadata routing is enabled"):
         APSVM().set_fit_request(qid=True)
     np.testing.assert_allclose(routed, by_hand)

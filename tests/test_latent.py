@@ -513,3 +513,20 @@ def test_rows_of_a_bag_need_not_be_consecutive(make):
         if isinstance(a.latent_, tuple):  # the kept mask, over the input's rows
             np.testing.assert_array_equal(a.latent_[1][perm], b.latent_[1])
             assert not a.latent_[1].all()
+
+
+def test_errors_on_scattered_bags_name_the_rows_passed_in():
+    """Regrouped rows were named by their new numbers: "row 1" for input row 2, and a
+    known row per bag checked against the regrouped bag's range."""
+    X = np.arange(12.0).reshape(6, 2)
+    with pytest.raises(ValueError, match="^y: bag 1 mixes labels: row 2 has -1 but row 0"):
+        LatentAPSVM().fit(X, [1, -1, -1, -1, -1, 1], bags=[1, 2, 1, 2, 3, 1])
+    y, bags = [1, -1, 1, -1, -1, -1], [1, 2, 1, 2, 3, 3]
+    with pytest.raises(ValueError, match="^known: bag 1 marks row 1 as its known candidate, "
+                                         "but that row belongs to another bag"):
+        LatentAPSVM().fit(X, y, bags=bags, known=np.array([1, -1, -1]))
+    with pytest.raises(ValueError, match=r"^known: bag 1 has more than one known candidate "
+                                         r"\(row 0 and row 2\)"):
+        LatentAPSVM().fit(X, y, bags=bags, known=np.array([1, 0, 1, 0, 0, 0], dtype=bool))
+    model = LatentAPSVM().fit(X, y, bags=bags, known=np.array([2, -1, -1]))
+    assert model.latent_[0] == 2

@@ -336,6 +336,7 @@ def test_a_subnormal_gram_matrix_is_read_as_zero():
     scaling by 1/sqrt(G_ii) overflowed and it reported an unbounded dual (APSVM then
     refused to fit). Read as 0, the QP is the linear program it is to 1e-308: all of C
     on the plane of largest b."""
+    from qp_reference import enumerate_dual_qp
     V = np.random.default_rng(0).normal(size=(3, 4)) * 1e-155
     G = V @ V.T
     assert 0 < np.abs(G).max() < np.finfo(float).tiny
@@ -345,6 +346,15 @@ def test_a_subnormal_gram_matrix_is_read_as_zero():
     y = np.where(np.arange(40) % 3 == 0, 1, -1)
     for scale in (1e-155, 1e-160):
         assert APSVM(C=1.0).fit(X * scale, y).result_.converged
+    # a plane of 1e-150 beside one of 9e-155 (G_22 subnormal, G_12 not) and orthogonal
+    # planes of 1e-140 and 1e-154 keep their Gram matrix (reading its subnormal entries
+    # alone as 0 gave z = 0, and a false "unbounded")
+    b, capped = np.array([0.1, 0.9]), np.ones(2, bool)
+    V = np.array([[1e-150], [9e-155]])
+    for G in (V @ V.T, np.diag([1e-280, 1e-308])):
+        z, _ = solve_dual_qp(G, b, capped, 1.0)
+        assert b @ z - 0.5 * z @ G @ z == pytest.approx(enumerate_dual_qp(G, b, capped, 1.0),
+                                                        rel=1e-12)
 
 
 @pytest.mark.parametrize("seed", [766, 92326, 176408])

@@ -260,6 +260,19 @@ def test_bad_data():
         column[:] = labels
         with pytest.raises(ValueError, match="^y: (labels must be totally ordered|contains NaN)"):
             TopKSVM().fit(X, column[y])
+    lists = np.empty(4, dtype=object)  # (unhashable labels that compare: still classes)
+    lists[:] = [[0], [1], [2], [3]]
+    assert len(TopKSVM(random_state=0).fit(X, lists[y]).classes_) == 4
+
+    class Missing:  # (like pandas.NA: its truth is undefined)
+        def __ne__(self, other):
+            raise TypeError("boolean value of NA is ambiguous")
+        __eq__ = __ne__
+        __hash__ = object.__hash__
+
+    column[:] = [Missing(), 1, 2, 3]
+    with pytest.raises(ValueError, match="^y: contains NaN or missing labels"):
+        TopKSVM().fit(X, column[y])
     with pytest.raises(AttributeError, match="not fitted"):
         TopKSVM().predict(X)
     est = TopKSVM(random_state=0).fit(X, y)

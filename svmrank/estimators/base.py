@@ -85,11 +85,12 @@ class BaseEstimator:
             if name not in valid:
                 raise ValueError(f"set_{method}_request: {type(self).__name__}.{method} takes no "
                                  f"{name!r}; it takes {', '.join(valid) or 'no metadata'}")
-            if not (alias is None or isinstance(alias, bool) or alias == UNCHANGED
-                    or (isinstance(alias, str) and alias.isidentifier())):
+            if not (alias is None or isinstance(alias, bool) or (isinstance(alias, str) and (
+                    alias == UNCHANGED or alias.isidentifier()))):
                 raise ValueError(f"set_{method}_request: {name} must be True, False, None or "
                                  f"an alias that is a Python identifier, got {alias!r}")
-        changed = {(method, n): a for n, a in requests.items() if a != UNCHANGED}
+        changed = {(method, n): a for n, a in requests.items()
+                   if not (isinstance(a, str) and a == UNCHANGED)}
         self._metadata_request = _Requests({**getattr(self, "_metadata_request", {}), **changed})
         return self
 

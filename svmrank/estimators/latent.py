@@ -26,19 +26,28 @@ def _per_row(values, order):
     return arr[order] if arr.ndim == 1 and arr.shape[0] == order.shape[0] else values
 
 
-def _known_regrouped(known, order):
+def _known_regrouped(known, order, bag_index):
     """Known candidates for the regrouped rows: a row mask reordered, row numbers per
-    bag renumbered (anything else kept, for check_known to refuse)."""
+    bag renumbered after checking, in the input's numbering, that each is a row of its
+    bag (anything else is kept, for check_known to refuse)."""
     if known is None:
         return None
     arr = np.asarray(known)
     if arr.dtype == bool:
         return _per_row(arr, order)
-    if arr.ndim != 1 or arr.dtype.kind not in "iu" or (arr.size and arr.max() >= order.shape[0]):
-        return known  # (check_known refuses it, naming the row)
+    if (arr.shape != (bag_index.n_bags,) or arr.dtype.kind not in "iu"
+            or (arr.size and (arr.max() >= order.shape[0] or arr.min() < -1))):
+        return known  # (check_known refuses it)
     arr = arr.astype(np.intp)
-    new_row = np.argsort(order)
-    return np.where(arr >= 0, new_row[np.maximum(arr, 0)], arr)
+    renumbered = np.where(arr >= 0, np.argsort(order)[np.maximum(arr, 0)], -1)
+    lo, hi = bag_index.offsets[:-1], bag_index.offsets[1:]
+    bad = np.flatnonzero((arr >= 0) & ((renumbered < lo) | (renumbered >= hi)))
+    if bad.size:
+        b = int(bad[0])
+        raise ValueError(f"known: bag {bag_index.ids[b].item()!r} marks row {arr[b]} as its "
+                         "known candidate, but that row belongs to another bag; use -1 for "
+                         "a bag without a known candidate")
+    return renumbered
 
 
 def _rows_back(rows, order):
@@ -62,10 +71,13 @@ class _LatentEstimator(BaseEstimator, LinearScorerMixin):
         so that each bag's are consecutive (``order``, None when they were)."""
         X = check_matrix(X)
         bag_index, order = group_bags(bags, X.shape[0])
+        rows = None  # (errors name the rows as passed in)
         if order is not None:  # (a shuffled split, say)
-            X, y, known = X[order], _per_row(y, order), _known_regrouped(known, order)
-        labels = check_bag_labels(y, bag_index)
-        known_rows = check_known(known, bag_index)
+            rows = lambda r: f"row {order[r]}"  # noqa: E731
+            X, y = X[order], _per_row(y, order)
+            known = _known_regrouped(known, order, bag_index)
+        labels = check_bag_labels(y, bag_index, lines=rows)
+        known_rows = check_known(known, bag_index, lines=rows)
         return X, bag_index, labels, known_rows, order
 
     def _fit_problem(self, problem, instance_problem):

@@ -20,17 +20,33 @@ def _check_labels(y, n, owner):
         raise ValueError(f"y: expected shape ({n},), got {y.shape}")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("y: contains NaN or infinite labels")
-    if y.dtype.kind == "O" and any(v != v for v in y.tolist()):  # (NaN in an object column)
-        raise ValueError("y: contains NaN labels")
+    if y.dtype.kind == "O" and any(_missing(v) for v in y.tolist()):
+        raise ValueError("y: contains NaN or missing labels")
     try:
         classes, codes = np.unique(y, return_inverse=True)
     except TypeError as exc:
         raise ValueError(f"y: labels must be mutually comparable ({exc})") from None
     # np.unique sorts: labels without a total order (sets, say) come out repeated
-    if y.dtype.kind == "O" and len(set(classes.tolist())) != len(classes):
+    if y.dtype.kind == "O" and _repeated(classes.tolist()):
         raise ValueError("y: labels must be totally ordered by < (np.unique returned a "
                          "label twice)")
     return classes, codes.ravel().astype(np.intp)
+
+
+def _missing(value):
+    """NaN (not equal to itself) or a missing-value marker whose truth is undefined."""
+    try:
+        return bool(value != value)
+    except (TypeError, ValueError):
+        return True
+
+
+def _repeated(labels):
+    """Whether some label occurs twice (by ==; by hash when the labels have one)."""
+    try:
+        return len(set(labels)) != len(labels)
+    except TypeError:  # (unhashable labels, lists say: compare pairwise)
+        return any(a == b for i, a in enumerate(labels) for b in labels[i + 1:])
 
 
 def _check_classes(classes, y_classes):

@@ -69,6 +69,7 @@ class _WorkingSet:
         # the planes are kept on the columns where some plane is non-zero (``cols``):
         # hashed features make n_features large and the planes sparse
         self.cols = np.zeros(0, dtype=np.int64)
+        self.used = np.zeros(n_features, dtype=bool)  # (cols as a mask)
         self.vectors = np.zeros((0, 0))
         self.b = np.zeros(0)
         self.capped = np.zeros(0, dtype=bool)
@@ -80,9 +81,10 @@ class _WorkingSet:
     def add(self, vectors, b, capped, ids):
         vectors = np.atleast_2d(vectors)
         if self.cols.size < self.n_features:  # (once every column is in, nothing to do)
-            new_cols = np.setdiff1d(np.flatnonzero(vectors.any(axis=0)), self.cols)
+            new_cols = np.flatnonzero(vectors.any(axis=0) & ~self.used)
             if new_cols.size:
-                cols = np.union1d(self.cols, new_cols)
+                self.used[new_cols] = True
+                cols = np.flatnonzero(self.used)
                 grown = np.zeros((self.vectors.shape[0], cols.size))
                 grown[:, np.searchsorted(cols, self.cols)] = self.vectors
                 self.cols, self.vectors = cols, grown

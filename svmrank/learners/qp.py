@@ -24,8 +24,9 @@ def solve_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
     Parameters
     ----------
     G : ndarray, shape (n, n)
-        Symmetric positive semi-definite Gram matrix. Subnormal entries (below 2.2e-308)
-        are read as 0, which moves the objective by less than C² times that.
+        Symmetric positive semi-definite Gram matrix. One whose entries are all
+        subnormal (below 2.2e-308) is read as 0, which moves the objective by less than
+        C² n times that.
     b : ndarray, shape (n,)
     capped : ndarray of bool, shape (n,)
         Variables under the common cap (the cutting planes).
@@ -51,9 +52,10 @@ def solve_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
     G = np.ascontiguousarray(G, dtype=np.float64)
     if G.shape != (n, n) or not np.isfinite(G).all():
         raise ValueError(f"G: expected a finite ({n}, {n}) matrix, got shape {G.shape}")
-    subnormal = (G != 0) & (np.abs(G) < np.finfo(np.float64).tiny)
-    if subnormal.any():  # (features near 1e-155: the kernel's 1/sqrt(G_ii) would overflow)
-        G = np.where(subnormal, 0.0, G)
+    if 0 < np.abs(G).max(initial=0.0) < np.finfo(np.float64).tiny:
+        # every plane near 1e-155 or shorter (the kernel's 1/sqrt(G_ii) would overflow):
+        # the quadratic term is below C² n 2.2e-308, and the QP is the linear program
+        G = np.zeros_like(G)
     capped = check_vector(capped, "capped", n=n, dtype=bool)
     if n == 0:
         return np.zeros(0), 0.0
