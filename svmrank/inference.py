@@ -37,11 +37,10 @@ other class's range by more than the loss can weigh does not widen it). Since on
 differences matter, a query whose classes meet far from 0 (1e14 plus small differences)
 is first shifted by the midpoint of the region where they meet, so that the tolerance
 follows the spread of the contested scores, not their offset. A limit follows: when the
-contested scores themselves spread widely (integers up to 1e11 to 1e13 and beyond, or
-values near 1e300 a few ulps apart) and some of them tie exactly, the tolerance can
-exceed a loss step, and the tie-break of the loss is lost: the ranking returned is then
-a maximiser only up to that rounding (the objective within about 1e-12 relative to the
-largest contested score's term), and all methods return the same one.
+contested scores themselves spread widely (large integers, or values near 1e300 a few
+ulps apart) and some of them tie exactly, the tolerance can exceed a loss step, and the
+tie-break of the loss is lost: the ranking returned is then a maximiser only up to that
+rounding, and all methods return the same one.
 """
 import threading
 from dataclasses import dataclass
