@@ -10,13 +10,41 @@ Line grammar (see ``svmrank.io.svmlight.load_svmlight``)::
     label [qid:N] [sid:N] [cost:F] idx:val ... [# comment]
 
 Numbers are read by a correctly rounded fast path for plain decimals, else by libc
-strtod, whose decimal point follows LC_NUMERIC (Python leaves it at "C" unless a
-program calls locale.setlocale).
+strtod in the "C" locale (strtod_l), so the decimal point is '.' whatever
+locale.setlocale has set (plain strtod only where no C locale object can be made).
 """
 from libc.math cimport isfinite
 from libc.stdint cimport INT32_MAX, int32_t, int64_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc, strtod
+from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcpy
+
+cdef extern from *:
+    """
+    #include <locale.h>
+    #include <stdlib.h>
+    #if defined(_WIN32)
+    static _locale_t svmrank_c_locale = NULL;
+    static void svmrank_init_c_locale(void) { svmrank_c_locale = _create_locale(LC_NUMERIC, "C"); }
+    static double svmrank_strtod_c(const char *p, char **stop) {
+        return svmrank_c_locale ? _strtod_l(p, stop, svmrank_c_locale) : strtod(p, stop);
+    }
+    #else
+    #if defined(__APPLE__)
+    #include <xlocale.h>
+    #endif
+    static locale_t svmrank_c_locale = (locale_t) 0;
+    static void svmrank_init_c_locale(void) {
+        svmrank_c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t) 0);
+    }
+    static double svmrank_strtod_c(const char *p, char **stop) {
+        return svmrank_c_locale ? strtod_l(p, stop, svmrank_c_locale) : strtod(p, stop);
+    }
+    #endif
+    """
+    void svmrank_init_c_locale() noexcept nogil
+    double svmrank_strtod_c(const char *p, char **stop) noexcept nogil
+
+svmrank_init_c_locale()  # once, at import (before any parse can run)
 
 import numpy as np
 
@@ -118,7 +146,7 @@ cdef inline double read_decimal(const char *p, char **stop) noexcept nogil:
             q += 1
     if (n_digits == 0 or n_digits > 19 or n_fraction > 22 or m > (<uint64_t> 1) << 53
             or q[0] == c'e' or q[0] == c'E'):
-        return strtod(p, stop)
+        return svmrank_strtod_c(p, stop)
     value = <double> m
     if n_fraction > 0:
         value = value / POW10[n_fraction]

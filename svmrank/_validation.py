@@ -108,6 +108,13 @@ def check_int(value, name, minimum=1):
     return int(value)
 
 
+def check_verbose(value):
+    """Return a ``verbose`` setting (a bool or an integer >= 0) as an int."""
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    return check_int(value, "verbose", minimum=0)
+
+
 def check_positive(value, name, allow_zero=False):
     """Return ``value`` as a float after checking it is a finite positive number."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):

@@ -129,8 +129,9 @@ def edges_from_file(path, n_samples=None):
             limit = f"[0, {n_samples})" if n_samples is not None else "non-negative"
             u, v = parse_small_int(parts[0]), parse_small_int(parts[1])
             if u is None or v is None:
-                raise InputFormatError(f"{path}:{lineno}: row numbers must be {limit}, got "
-                                       f"{text[:40]!r}...")
+                shown = text if len(text) <= 40 else text[:40] + "..."
+                raise InputFormatError(f"{path}:{lineno}: row numbers must be {limit}, got a "
+                                       f"number of more than 18 digits in {shown!r}")
             if u < 0 or v < 0 or (n_samples is not None and (u >= n_samples or v >= n_samples)):
                 raise InputFormatError(f"{path}:{lineno}: row numbers must be {limit}, got {u} {v}")
             if u == v:

@@ -272,6 +272,7 @@ def test_get_set_params_roundtrip():
     ({"C": 0}, "C must be positive"), ({"C": -1.0}, "C must be positive"),
     ({"C": float("nan")}, "C must be a finite"), ({"epsilon": 0}, "epsilon"),
     ({"max_iter": 0}, "max_iter"), ({"loss": "map"}, "loss"), ({"lai": "fast"}, "lai"),
+    ({"verbose": "x"}, "verbose must be an integer >= 0"), ({"verbose": 1.5}, "verbose"),
 ])
 def test_bad_parameters(params, match):
     X, y, _ = make_ranking(50, 5, random_state=0)

@@ -190,8 +190,11 @@ def test_edges_from_file(tmp_path):
     ("0 1\n-1 2\n", None, r"e\.txt:2: row numbers must be non-negative"),
     ("0 1\n1 5\n", 5, r"e\.txt:2: row numbers must be \[0, 5\)"),
     # int() refuses more than 4300 digits, with a message naming no file
-    ("0 1\n0 " + "9" * 5000 + "\n", 5, r"e\.txt:2: row numbers must be \[0, 5\), got '0 9{38}'\.\.\.$"),
-    ("0 1\n0 1" + "0" * 18 + "\n", None, r"e\.txt:2: row numbers must be non-negative"),
+    ("0 1\n0 " + "9" * 5000 + "\n", 5,
+     r"e\.txt:2: row numbers must be \[0, 5\), got a number of more than 18 digits in "
+     r"'0 9{38}\.\.\.'$"),
+    ("0 1\n0 1" + "0" * 18 + "\n", None, r"e\.txt:2: row numbers must be non-negative, got a "
+     r"number of more than 18 digits in '0 10{18}'$"),
     ("0 1\n0 " + "0" * 5000 + "7\n", 5, r"e\.txt:2: row numbers must be \[0, 5\), got 0 7"),
 ])
 def test_edges_from_file_errors(tmp_path, text, n, match):

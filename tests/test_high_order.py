@@ -11,6 +11,7 @@ from svmrank.datasets import make_grouped
 from sklearn.exceptions import NotFittedError
 
 from svmrank.estimators.high_order import HOAPSVM, HOBSVM, from_linear_model, to_linear_model
+from svmrank.exceptions import ConvergenceWarning
 from svmrank.estimators.ranking import APSVM, BinarySVM
 from svmrank.graph import edges_from_groups, max_marginals
 from svmrank.inference import loss_augmented_inference, true_coef
@@ -189,11 +190,28 @@ def test_params_protocol():
     (lambda: HOAPSVM(init="random"), "init must be"),
     (lambda: HOAPSVM(init_C=0.0), "init_C must be positive"),
     (lambda: HOAPSVM(init_C="x"), "init_C must be a finite number"),
+    (lambda: HOAPSVM(init="zero", init_C=-1.0), "init_C must be positive"),
+    (lambda: HOBSVM(verbose="x"), "verbose must be an integer >= 0"),
+    (lambda: HOAPSVM(verbose=-1), "verbose must be an integer >= 0"),
 ])
 def test_bad_parameters(make, match):
     _, X, y, edges = tiny(0, n=6)
     with pytest.raises(ValueError, match=match):
         make().fit(X, y, edges=edges)
+
+
+def test_zero_start_without_bias_warns_at_w_zero():
+    # From w = 0 with no bias, the imputation at w = 0 makes w = 0 optimal again
+    # (Ȳ_i⁺ of a tied labelling lifts negatives with any move), so CCCP stops there.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=40) > 0.3).astype(int)
+    with pytest.warns(ConvergenceWarning, match=r"ended at w = 0.*init='hob'"):
+        stuck = HOAPSVM(C=1.0, eta=0.0, bias=0.0, init="zero").fit(X, y)
+    assert not np.any(stuck.coef_)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert np.any(HOAPSVM(C=1.0, eta=0.0, bias=0.0).fit(X, y).coef_)
 
 
 def test_bad_data():

@@ -431,6 +431,8 @@ def test_bad_input_errors(cls, kwargs, message):
     (LatentSVM, dict(c=1.0), r"c must lie in \[0, 1\)"),
     (LatentSVM, dict(J=-1), "J must be positive"),
     (LatentSSVM, dict(max_rounds=0), "max_rounds"),
+    (LatentAPSVM, dict(verbose="x"), "verbose must be an integer >= 0"),
+    (LatentSVM, dict(verbose=-2), "verbose must be an integer >= 0"),
 ])
 def test_bad_hyperparameters(cls, params, message):
     X, y, bags, _ = make_bags(n_bags=10, bag_size=2, random_state=0)

@@ -260,6 +260,47 @@ def test_decimal_conversion_is_correctly_rounded(seed):
     np.testing.assert_array_equal(X.toarray().ravel(), expected)
 
 
+def comma_locale(tmp_path):
+    """(name, environment) of a locale whose decimal point is ',', or None: one the
+    system has, else one built by localedef into tmp_path."""
+    import shutil
+    import subprocess
+    import sys
+    probe = ("import locale, sys\n"
+             "try:\n    locale.setlocale(locale.LC_ALL, sys.argv[1])\n"
+             "except locale.Error:\n    sys.exit(1)\n"
+             "sys.exit(locale.localeconv()['decimal_point'] != ',')\n")
+    for env in ({}, {"LOCPATH": str(tmp_path)}):
+        if env and shutil.which("localedef"):
+            subprocess.run(["localedef", "-i", "de_DE", "-f", "ISO-8859-1",
+                            str(tmp_path / "de_DE.ISO-8859-1")], capture_output=True)
+        for name in ("de_DE.ISO-8859-1", "de_DE.UTF-8", "fr_FR.UTF-8", "de_DE", "fr_FR"):
+            run_env = {**os.environ, **env}
+            if subprocess.run([sys.executable, "-c", probe, name], env=run_env).returncode == 0:
+                return name, run_env
+    return None
+
+
+def test_numbers_do_not_follow_the_locale(tmp_path):
+    # strtod's slow path (exponents, long mantissas) must read '.' under any locale.
+    import subprocess
+    import sys
+    found = comma_locale(tmp_path)
+    if found is None:
+        pytest.skip("no locale with a decimal comma is available or can be built")
+    name, env = found
+    code = ("import locale, sys\n"
+            "locale.setlocale(locale.LC_ALL, sys.argv[1])\n"
+            "from svmrank.io.svmlight import parse_svmlight_bytes\n"
+            "X, y, _, _ = parse_svmlight_bytes(b'1.5e0 1:1.5e3 2:0.12345678901234567890123\\n'"
+            ", 'f')\n"
+            "print(float(y[0]), float(X[0, 0]), float(X[0, 1]))\n")
+    out = subprocess.run([sys.executable, "-c", code, name], env=env, capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1.5", "1500.0", repr(0.12345678901234567890123)]
+
+
 # ---------------------------------------------------------------------------
 # Hand-written cases.
 # ---------------------------------------------------------------------------

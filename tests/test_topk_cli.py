@@ -152,6 +152,32 @@ def test_reads_plain_svm_multiclass_model_and_refuses_extra_features(data, capsy
             "0 incorrect, 3 total)") in out
 
 
+def test_threshold_is_subtracted_from_every_class_score(data, capsys):
+    # svm_multiclass_classify scores class c by w_c·x − b (classify_example_linear)
+    tmp, _, _ = data
+    model = tmp / "b5.model"
+    model.write_text("SVM-multiclass Version V2.20\n2 # number of classes\n"
+                     "1 # number of base features\n0 # loss function\n0 # kernel type\n"
+                     "3 # kernel parameter -d \n1 # kernel parameter -g \n"
+                     "1 # kernel parameter -s \n1 # kernel parameter -r \n"
+                     "empty# kernel parameter -u \n2 # highest feature index \n"
+                     "4 # number of training documents \n2 # number of support vectors plus 1 \n"
+                     "5 # threshold b, each following line is a SV (starting with alpha*y)\n"
+                     "1 qid:0 1:1 2:2 #\n")
+    test, pred = tmp / "b5.dat", tmp / "b5.pred"
+    test.write_text("1 1:1\n2 1:-1\n")
+    assert classify([test, model, pred]) == 0
+    assert Path(pred).read_text().splitlines() == ["2 -4.000000 -3.000000",
+                                                   "1 -6.000000 -7.000000"]
+    m = read_multiclass_model(model)
+    assert m.b == 5.0
+    write_multiclass_model(tmp / "again.model", m)
+    assert read_multiclass_model(tmp / "again.model").b == 5.0
+    with pytest.raises(ValueError, match="b: expected a finite number"):
+        write_multiclass_model(tmp / "again.model", MulticlassModel(m.coef, m.classes, b=np.inf))
+    capsys.readouterr()
+
+
 def test_writer_reader_round_trip(tmp_path):
     coef = np.random.default_rng(1).normal(size=(3, 4))
     coef[1, 2] = 0.0

@@ -225,6 +225,7 @@ def test_topk_training_helps_topk_accuracy_on_training_loss():
     ({"max_epoch": 0}, "max_epoch must be an integer >= 1"),
     ({"check_gap_every": 0}, "check_gap_every"),
     ({"kernel": "rbf"}, "kernel must be one of"),
+    ({"verbose": "x"}, "verbose must be an integer >= 0"),
 ])
 def test_bad_parameters(params, match):
     X, y = blobs(20, 3, 4, seed=0)

@@ -52,7 +52,7 @@ def classify(argv):
             extra_hint=" (the model's number of base features; --ignore-extra-features "
                        "drops larger ones)")
     start = time.process_time()
-    scores = np.asarray(X @ model.coef.T)
+    scores = model.scores(X)
     refuse_overflowing_rows(scores, args.example_file, "a class score w_c·x")
     best = np.argmax(scores, axis=1)
     runtime = time.process_time() - start

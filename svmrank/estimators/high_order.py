@@ -6,23 +6,19 @@ rank the samples by the difference of max-marginals s_i = m_i⁺ − m_i⁻ (eq.
 depends on the neighbours of i through the pairwise term. With η = 0 (no pairwise
 term) HOB-SVM is a class-weighted binary SVM and HOAP-SVM is AP-SVM.
 """
+import warnings
+
 import numpy as np
 
-from .._validation import check_matrix, check_positive, check_vector
+from .._validation import check_int, check_matrix, check_positive, check_vector, check_verbose
 from ..graph import max_score_labelling
 from ..learners.cccp import cccp
-from ..exceptions import not_fitted_error
+from ..exceptions import ConvergenceWarning, not_fitted_error
 from ..learners.cutting_plane import cutting_plane
 from ..metrics import average_precision
 from ..problems.high_order import HighOrderFeatures, HOAPProblem, HOBProblem, LabellingSet
 from .base import BaseEstimator
 from .ranking import _mean_over_ranked_queries
-
-
-def _check_int(value, name, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def _no_edges():
@@ -37,7 +33,8 @@ class _HighOrderEstimator(BaseEstimator):
         check_positive(self.eta, "eta", allow_zero=True)
         check_positive(self.epsilon, "epsilon")
         check_positive(self.bias, "bias", allow_zero=True)
-        _check_int(self.max_iter, "max_iter")
+        check_int(self.max_iter, "max_iter")
+        check_verbose(self.verbose)
 
     def _features(self, X, edges, layout=None):
         eta, pairwise_features, bias = layout or (self.eta, self.pairwise_features, self.bias)
@@ -221,8 +218,10 @@ class HOAPSVM(_HighOrderEstimator):
             raise ValueError(f"init must be 'hob', 'zero' or an array, got {self.init!r}")
         if self.lai not in ("qs", "greedy"):
             raise ValueError(f"lai must be 'qs' or 'greedy', got {self.lai!r}")
-        _check_int(self.cccp_max_iter, "cccp_max_iter")
+        check_int(self.cccp_max_iter, "cccp_max_iter")
         check_positive(self.cccp_tol, "cccp_tol", allow_zero=True)
+        if self.init_C is not None:
+            check_positive(self.init_C, "init_C")
         features = self._features(X, edges)
         relevant = HOBProblem(features, y).relevant     # validates y
         nonpositive = np.arange(features.n_features)[features.pairwise_slice]
@@ -230,8 +229,6 @@ class HOAPSVM(_HighOrderEstimator):
             w0 = check_vector(self.init, "init", n=features.n_features).copy()
             w0[features.pairwise_slice] = np.minimum(w0[features.pairwise_slice], 0.0)
         elif self.init == "hob":
-            if self.init_C is not None:
-                check_positive(self.init_C, "init_C")
             hob = HOBSVM(C=self.C if self.init_C is None else self.init_C, eta=self.eta,
                          pairwise_features=self.pairwise_features, epsilon=self.epsilon,
                          bias=self.bias, max_iter=self.max_iter)
@@ -264,6 +261,11 @@ class HOAPSVM(_HighOrderEstimator):
         self.objective_ = result.objective
         self.history_ = list(result.history)
         self.converged_ = result.converged
+        if not np.any(result.w):
+            warnings.warn("HOAP-SVM's CCCP ended at w = 0, which ties every sample: from "
+                          "w = 0 without a bias it can stay there (a fixed point of the "
+                          "imputation); start from init='hob'", ConvergenceWarning,
+                          stacklevel=2)
         self._store(features, result.w)
         return self
 

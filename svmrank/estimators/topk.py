@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int, check_matrix, check_positive
+from .._validation import check_int, check_matrix, check_positive, check_verbose
 from ..exceptions import not_fitted_error
 from ..learners.sdca import LOSSES, sdca_topk
 from ..metrics import top_k_accuracies
@@ -201,7 +201,7 @@ class TopKSVM(BaseEstimator):
                            epsilon=float(self.epsilon), max_epoch=int(self.max_epoch),
                            check_gap_every=int(self.check_gap_every),
                            random_state=self.random_state, kernel=self.kernel,
-                           verbose=bool(self.verbose))
+                           verbose=bool(check_verbose(self.verbose)))
         self.classes_ = classes
         self.k_, self.kernel_ = k, self.kernel
         self.dual_coef_ = result.A

@@ -20,7 +20,8 @@ Layout (what Joachims' svm_multiclass_learn writes for a linear kernel)::
 
 All class weight vectors sit in one vector: weight j (1-based) of class c (1..m) has
 index (c - 1) * d + j, d the number of base features; the score of class c is
-``w_c . x`` (the threshold is unused). Classes are the labels 1..m. SVM-multiclass
+``w_c . x - b`` (svm_multiclass_classify subtracts the threshold b from every class's
+score; svm_multiclass_learn and svm_topk_learn write b = 0). Classes are the labels 1..m. SVM-multiclass
 keeps the text after the ``#`` of a support vector line as an opaque comment, so our
 metadata (``key=value`` tokens, among them ``classes=`` with the original label of
 each class) is written there; their tools ignore it.
@@ -62,11 +63,13 @@ _HEADER = (
 
 @dataclasses.dataclass(eq=False)
 class MulticlassModel:
-    """A linear multiclass model: class c scores ``coef[c] @ x``.
+    """A linear multiclass model: class c scores ``coef[c] @ x - b``.
 
     Attributes
     ----------
     coef : ndarray (n_classes, n_features)
+    b : float
+        The threshold of the header, subtracted from every class's score.
     classes : ndarray (n_classes,)
         The label of each class (1..m for a plain SVM-multiclass file).
     n_train : int
@@ -78,6 +81,11 @@ class MulticlassModel:
     classes: np.ndarray
     n_train: int = 0
     metadata: dict = dataclasses.field(default_factory=dict)
+    b: float = 0.0
+
+    def scores(self, X):
+        """Class scores ``X @ coef.T - b``, shape (n_samples, n_classes)."""
+        return np.asarray(X @ np.asarray(self.coef).T) - self.b
 
 
 def format_label(value):
@@ -116,6 +124,10 @@ def write_multiclass_model(path, model):
         raise ValueError(f"classes: expected {m} distinct numbers (as float64), got "
                          f"{model.classes!r}")
     n_train = model.n_train
+    b = model.b
+    if isinstance(b, bool) or not isinstance(b, numbers.Real) or not np.isfinite(b):
+        raise ValueError(f"b: expected a finite number, got {b!r}")
+    b = float(b)
     if (isinstance(n_train, bool) or not isinstance(n_train, numbers.Integral)
             or not 0 <= n_train < 10**18):  # what the reader (and SVM-light's %ld) reads
         raise ValueError(f"n_train: expected an integer in [0, 10^18), got {n_train!r}")
@@ -140,7 +152,7 @@ def write_multiclass_model(path, model):
         f"{m * d} # highest feature index ",
         f"{int(n_train)} # number of training documents ",
         "2 # number of support vectors plus 1 ",
-        "0 # threshold b, each following line is a SV (starting with alpha*y)",
+        f"{b!r} # threshold b, each following line is a SV (starting with alpha*y)",
         " ".join(["1 qid:0"] + [f"{i}:{v!r}" for i, v in weights]
                  + ["#" + " ".join(f"{k}={v}" for k, v in metadata.items())]),
     ]
@@ -174,7 +186,7 @@ def read_multiclass_model(path):
     source, lines = model_lines(path)
     first = lines[0].decode("utf-8", errors="replace").rstrip() if lines else "<end of file>"
     _check_version(source, first)
-    (m, d, _, kernel, _, _, _, _, _, _, n_train, sv_plus_1, _) = _parse_header(source, lines, _HEADER)
+    (m, d, _, kernel, _, _, _, _, _, _, n_train, sv_plus_1, b) = _parse_header(source, lines, _HEADER)
     line_text = lambda no: lines[no - 1].decode("utf-8", errors="replace").rstrip()
     if m < 2:
         _fail(source, 2, "a number of classes >= 2", line_text(2))
@@ -218,5 +230,5 @@ def read_multiclass_model(path):
         if not np.all(np.isfinite(classes)) or len(np.unique(classes)) != m:
             _fail(source, first_sv, f"{m} distinct finite class labels", f"{CLASSES_KEY}={text}")
     return MulticlassModel(coef=w.reshape(m, d), classes=classes, n_train=n_train,
-                           metadata=metadata)
+                           metadata=metadata, b=b)
 

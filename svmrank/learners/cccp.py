@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._validation import check_verbose
 from ..exceptions import ConvergenceWarning
 
 
@@ -93,6 +94,7 @@ def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, 
         raise ValueError("cccp: give an initial state (state0) or initial parameters (w0)")
     if max_iter < 1:
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    verbose = check_verbose(verbose)
     out = sys.stdout if out is None else out
     state = state0 if state0 is not None else impute(w0)
     w = w0

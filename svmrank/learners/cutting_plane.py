@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import check_verbose
 from ..exceptions import ConvergenceWarning
 from .qp import solve_dual_qp
 
@@ -232,6 +233,7 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
     CuttingPlaneResult
     """
     d = int(problem.n_features)
+    verbose = check_verbose(verbose)
     A_hard, b_hard = _check_hard_constraints(hard_constraints, d)
     nonpositive = _check_nonpositive(nonpositive, d)
     if line_search not in ("auto", True, False):
