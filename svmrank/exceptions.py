@@ -10,15 +10,22 @@ class InputFormatError(ValueError):
 
 
 class NotFittedError(ValueError, AttributeError):
-    """An estimator was used before ``fit`` (scikit-learn's exception of the same
-    name is raised instead when scikit-learn is installed)."""
+    """An estimator was used before ``fit``. When scikit-learn is installed, the
+    exception raised is also an instance of ``sklearn.exceptions.NotFittedError``."""
+
+
+_both = []
 
 
 def not_fitted_error(message):
-    """The not-fitted exception to raise: scikit-learn's when it is importable, so that
-    its tools recognise it, else :class:`NotFittedError`."""
+    """The not-fitted exception to raise: a :class:`NotFittedError` that, when
+    scikit-learn is importable, also subclasses its NotFittedError, so that both
+    ``except`` clauses and scikit-learn's tools recognise it."""
     try:
         from sklearn.exceptions import NotFittedError as sklearn_error
     except ImportError:
         return NotFittedError(message)
-    return sklearn_error(message)
+    if not _both:
+        _both.append(type("NotFittedError", (NotFittedError, sklearn_error),
+                          {"__module__": __name__, "__doc__": NotFittedError.__doc__}))
+    return _both[0](message)

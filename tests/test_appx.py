@@ -87,3 +87,37 @@ def test_cli_approx_option(data, tmp_path, capsys):
     np.testing.assert_allclose(m.w[:X.shape[1]], expected.coef_, atol=1e-8)
     assert ap_learn.main(["--approx", "150", str(train), str(model)]) != 0
     assert "--approx" in capsys.readouterr().err
+
+
+def test_options_and_labels_are_checked_before_stage_one(data, capsys):
+    X, y = data
+    for model, match in [(RankSVM(approx=50, lai="bogus", verbose=1), "lai must be one of"),
+                         (RankSVM(approx=50, loss="bogus", verbose=1), "loss must be one of"),
+                         (RankSVM(approx=50, loss="ndcg", lai="search", verbose=1),
+                          "lai 'search' needs a loss whose f_j is unimodal")]:
+        with pytest.raises(ValueError, match=match):
+            model.fit(X, y)
+        assert capsys.readouterr().out == ""  # no stage-1 iteration was printed
+    with pytest.raises(ValueError, match=r"^y: AP-SVM-APPX needs relevant .* only relevant"):
+        APSVM(approx=0).fit(X, np.ones(len(y)))
+
+
+def test_hard_rows_stay_sparse_on_wide_data():
+    # the easy samples' rows were made dense over every feature before being cut to the
+    # planes' columns: 111 rows x 2e6 features took 1.8 GB here
+    import tracemalloc
+
+    import scipy.sparse as sp
+    rng = np.random.default_rng(0)
+    n, d = 300, 2_000_000
+    cols = rng.integers(0, d, size=n * 5)
+    X = sp.csr_matrix((rng.normal(size=n * 5), (np.repeat(np.arange(n), 5), cols)), shape=(n, d))
+    y = (np.asarray(X[:, cols[:200]].sum(axis=1)).ravel() + 0.1 * rng.normal(size=n) > 0)
+    tracemalloc.start()
+    try:
+        model = APSVM(C=100.0, approx=100).fit(X, y.astype(int))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert model.n_easy_ > 100
+    assert peak < 600e6, f"peak {peak / 1e6:.0f} MB"

@@ -146,6 +146,13 @@ def test_binary_svm_predicts_its_training_labels():
     np.testing.assert_array_equal(model.classes_, [-1, 1])
     assert set(model.predict(X)) == {-1, 1} and np.mean(model.predict(X) == y) > 0.9
     assert model.predict(X).dtype == y.dtype  # the labels' own type
+    text = BinarySVM(C=100.0).fit(X, y.astype(str).astype(object).copy())  # '-1' and '1'
+    signed = np.where(y > 0, "+1", "-1")  # '+1' sorts before '-1'
+    for labels in (signed, y.astype(str)):
+        model = BinarySVM(C=100.0).fit(X, labels)
+        np.testing.assert_array_equal(model.classes_, ["-1", labels[y > 0][0]])
+        assert np.mean(model.predict(X) == labels) > 0.9
+    assert text.classes_.tolist() == ["-1", "1"]
     graded = BinarySVM(C=100.0).fit(X, np.where(y > 0, 1 + (X[:, 1] > 0), 0))
     assert graded.classes_ is None and set(graded.predict(X)) == {0, 1}
     with pytest.raises(ValueError, match=r"y: needs relevant \(y > 0\) and non-relevant .*got "
@@ -278,6 +285,22 @@ def test_bad_parameters(params, match):
     X, y, _ = make_ranking(50, 5, random_state=0)
     with pytest.raises(ValueError, match=match):
         RankSVM(**params).fit(X, y)
+
+
+def test_not_fitted_error_is_both_svmranks_and_sklearns(monkeypatch):
+    import sys
+
+    import sklearn.exceptions
+
+    import svmrank
+    from svmrank.exceptions import not_fitted_error
+    for catch in (svmrank.NotFittedError, sklearn.exceptions.NotFittedError, ValueError,
+                  AttributeError):
+        with pytest.raises(catch, match="not fitted"):
+            APSVM().decision_function(np.ones((2, 2)))
+    monkeypatch.setitem(sys.modules, "sklearn.exceptions", None)  # scikit-learn absent
+    error = not_fitted_error("m")
+    assert type(error) is svmrank.NotFittedError and str(error) == "m"
 
 
 def test_bad_data():

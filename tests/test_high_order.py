@@ -200,18 +200,34 @@ def test_bad_parameters(make, match):
         make().fit(X, y, edges=edges)
 
 
-def test_zero_start_without_bias_warns_at_w_zero():
-    # From w = 0 with no bias, the imputation at w = 0 makes w = 0 optimal again
-    # (Ȳ_i⁺ of a tied labelling lifts negatives with any move), so CCCP stops there.
+def test_zero_start_without_bias_is_refused():
+    # From w = 0 with no bias, the labellings imputed at w = 0 make w = 0 optimal again
+    # (Ȳ_i⁺ of a tied labelling lifts the negatives with any move), so CCCP would end
+    # there; on 1200 samples with 2400 edges its convex solve ran for many minutes.
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))
     y = (X[:, 0] + 0.5 * rng.normal(size=40) > 0.3).astype(int)
-    with pytest.warns(ConvergenceWarning, match=r"ended at w = 0.*init='hob'"):
-        stuck = HOAPSVM(C=1.0, eta=0.0, bias=0.0, init="zero").fit(X, y)
-    assert not np.any(stuck.coef_)
+    for init in ("zero", np.zeros(9)):
+        with pytest.raises(ValueError, match=r"with bias=0: without a bias w = 0 is a fixed"):
+            HOAPSVM(C=1.0, eta=0.0, bias=0.0, init=init).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         assert np.any(HOAPSVM(C=1.0, eta=0.0, bias=0.0).fit(X, y).coef_)
+        assert np.any(HOAPSVM(C=1.0, eta=0.0, bias=1.0, init="zero").fit(X, y).coef_)
+
+
+def test_a_fit_ending_at_w_zero_warns(monkeypatch):
+    import svmrank.estimators.high_order as module
+    real = module.cccp
+
+    def to_zero(impute, solve, w0, **kwargs):
+        result = real(impute, solve, w0=w0, **kwargs)
+        result.w[:] = 0.0
+        return result
+    monkeypatch.setattr(module, "cccp", to_zero)
+    _, X, y, edges = tiny(0, n=6)
+    with pytest.warns(ConvergenceWarning, match="ended at w = 0, which ties every sample"):
+        HOAPSVM(C=1.0).fit(X, y, edges=edges)
 
 
 def test_bad_data():

@@ -70,8 +70,10 @@ def build_parser():
     add_kernel_option(p)
     add_solver_settings(p, "fbknmq")
     add_perf_settings(p)
-    add_verbosity_options(p, "verbosity: 0 quiet, 1 one line per iteration and a summary "
-                             "(default 1)")
+    add_verbosity_options(p, "verbosity: 0 quiet, 1 one line per cutting-plane iteration "
+                             "and a summary (default 1); with --latent 1 prints the summary "
+                             "and 2 adds a line per CCCP iteration; with --model hoap 1 "
+                             "prints a line per CCCP iteration")
     p.add_argument("-#", dest="max_iter", type=int, default=100000, metavar="int",
                    help="maximum cutting-plane iterations (default 100000; SVM-struct's -# "
                         "bounds its inner QP solver, which here is exact)")

@@ -4,7 +4,9 @@ Both take the samples X with ``edges``, pairs of similar samples (0-based rows o
 see :mod:`svmrank.graph` for builders from a file, from groups or from networkx), and
 rank the samples by the difference of max-marginals s_i = m_i⁺ − m_i⁻ (eq. 11), which
 depends on the neighbours of i through the pairwise term. With η = 0 (no pairwise
-term) HOB-SVM is a class-weighted binary SVM and HOAP-SVM is AP-SVM.
+term) HOB-SVM is a class-weighted binary SVM, and HOAP-SVM's objective is AP-SVM's; its
+CCCP, though, may stop at a stationary point of its surrogate that is worse than
+AP-SVM's optimum (w = 0 without a bias is a fixed point, so that start is refused).
 """
 import warnings
 
@@ -171,13 +173,15 @@ class HOAPSVM(_HighOrderEstimator):
     Parameters
     ----------
     C : float
-        Regularisation constant (> 0), on AP-SVM's scale (with η = 0 the problem is
-        AP-SVM's with C doubled: ½‖w₁⁺‖² + ½‖w₁⁻‖² = ¼‖w₁⁺ − w₁⁻‖² at the optimum).
+        Regularisation constant (> 0), on AP-SVM's scale (with η = 0 the objective is
+        AP-SVM's with C doubled: ½‖w₁⁺‖² + ½‖w₁⁻‖² = ¼‖w₁⁺ − w₁⁻‖² at the optimum; CCCP
+        reaches a stationary point of it, not necessarily that optimum).
     eta, pairwise_features, epsilon, bias, max_iter, verbose
         As in :class:`HOBSVM`.
     init : {"hob", "zero"} or array (2 d' + p,)
         Start CCCP from a HOB-SVM fit (paper), from w = 0, or from the given w (its
-        pairwise block is clipped to ≤ 0).
+        pairwise block is clipped to ≤ 0). A start at w = 0 needs ``bias > 0``: without a
+        bias w = 0 is a fixed point of the CCCP, and it is refused.
     init_C : float, optional
         C of the initialising HOB-SVM (default ``C``).
     cccp_max_iter : int
@@ -235,6 +239,14 @@ class HOAPSVM(_HighOrderEstimator):
             w0 = hob._fit_features(features, y).w
         else:
             w0 = np.zeros(features.n_features)
+        if not isinstance(self.init, str) or self.init == "zero":
+            if not np.any(w0) and not self.bias:
+                raise ValueError(f"init={self.init if isinstance(self.init, str) else 'zeros'!r}"
+                                 " with bias=0: without a bias w = 0 is a fixed point of "
+                                 "HOAP-SVM's CCCP (every sample ties, and the labellings "
+                                 "imputed there make any move away from 0 cost more), so "
+                                 "the fit would end at a constant ranking after a long "
+                                 "convex solve; use init='hob' or a bias > 0")
         want = relevant.astype(np.uint8)
         total = {"n_iter": 0}
 
@@ -262,10 +274,8 @@ class HOAPSVM(_HighOrderEstimator):
         self.history_ = list(result.history)
         self.converged_ = result.converged
         if not np.any(result.w):
-            warnings.warn("HOAP-SVM's CCCP ended at w = 0, which ties every sample: from "
-                          "w = 0 without a bias it can stay there (a fixed point of the "
-                          "imputation); start from init='hob'", ConvergenceWarning,
-                          stacklevel=2)
+            warnings.warn("HOAP-SVM's CCCP ended at w = 0, which ties every sample",
+                          ConvergenceWarning, stacklevel=2)
         self._store(features, result.w)
         return self
 

@@ -39,11 +39,12 @@ class _CuttingPlaneEstimator(BaseEstimator, LinearScorerMixin):
         return (self.decision_function(X) > 0).astype(np.int64)
 
 
-def _binary_classes(y):
-    """The two training labels (non-relevant ≤ 0 first, relevant > 0), or None when
-    there are more (graded relevance)."""
-    classes = np.unique(y)
-    return classes if len(classes) == 2 else None
+def _binary_classes(labels, relevant):
+    """The two training labels, the non-relevant one first (by value, not by sort
+    order: '+1' sorts before '-1'), or None when there are more (graded relevance)."""
+    if len(np.unique(labels)) != 2:
+        return None
+    return np.array([labels[~relevant][0], labels[relevant][0]], dtype=labels.dtype)
 
 
 class RankSVM(_CuttingPlaneEstimator):
@@ -215,7 +216,7 @@ class BinarySVM(_CuttingPlaneEstimator):
         if n_rel in (0, len(y)):
             raise ValueError(f"y: needs relevant (y > 0) and non-relevant (y <= 0) samples; got "
                              f"{n_rel} relevant of {len(y)} (labels such as 1 and 2 are all relevant)")
-        self.classes_ = _binary_classes(labels)  # (their own dtype: predict returns them)
+        self.classes_ = _binary_classes(labels, y > 0)  # (their dtype: predict returns them)
         result = self._run(BinaryProblem(X, y, bias=bias), X.shape[1])
         d = X.shape[1]
         self.coef_ = result.w[:d]

@@ -31,7 +31,8 @@ class CuttingPlaneResult:
     xi : float
         The slack ξ = max(0, Δ − w·g) of the most violated constraint at ``w``.
     n_iter : int
-        Cutting-plane iterations (calls of ``most_violated``).
+        Cutting-plane iterations (QP solves). With the line search each makes up to
+        three inference calls (two ``most_violated`` calls in weight space).
     n_constraints : int
         Planes in the working set at the end.
     primal_objective, dual_objective, duality_gap : float
@@ -80,9 +81,13 @@ class _WorkingSet:
         self.z = np.zeros(0)
 
     def add(self, vectors, b, capped, ids):
-        vectors = np.atleast_2d(vectors)
+        """Add rows (dense, or a CSR matrix: hard rows stay sparse until cut to ``cols``)."""
+        sparse = sp.issparse(vectors)
+        vectors = vectors if sparse else np.atleast_2d(vectors)
         if self.cols.size < self.n_features:  # (once every column is in, nothing to do)
-            new_cols = np.flatnonzero(vectors.any(axis=0) & ~self.used)
+            present = (np.unique(vectors.indices[vectors.data != 0]) if sparse
+                       else np.flatnonzero(vectors.any(axis=0)))
+            new_cols = present[~self.used[present]]
             if new_cols.size:
                 self.used[new_cols] = True
                 cols = np.flatnonzero(self.used)
@@ -90,6 +95,8 @@ class _WorkingSet:
                 grown[:, np.searchsorted(cols, self.cols)] = self.vectors
                 self.cols, self.vectors = cols, grown
             vectors = vectors[:, self.cols]
+        if sparse:
+            vectors = vectors.toarray()
         b = np.atleast_1d(np.asarray(b, dtype=np.float64))
         with np.errstate(over="ignore", invalid="ignore"):  # (checked just below)
             cross = self.vectors @ vectors.T
@@ -421,6 +428,6 @@ def _activate_hard_rows(ws, A, b, C, w, tol=1e-9, batch=200):
         if violated.size == 0:
             return w, dual
         violated = violated[np.argsort(slack[violated])[:batch]]
-        ws.add(A[violated].toarray(), b[violated], False, violated)
+        ws.add(A[violated], b[violated], False, violated)
         active.update(violated.tolist())
         w, dual = ws.solve(C)

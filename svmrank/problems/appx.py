@@ -12,6 +12,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_matrix, check_vector
+from ..inference import check_method
+from ..losses import get_loss
 from ..learners.cutting_plane import cutting_plane
 from .binary import BinaryProblem, add_bias_column
 from .ranking import RankingProblem
@@ -67,10 +69,15 @@ class APPXProblem:
     def __init__(self, X, y, qid=None, approx=50, loss="ap", lai="qs", C=1.0, epsilon=1e-3,
                  max_iter=10000, verbose=0):
         approx = check_approx(approx)
+        check_method(lai, get_loss(loss), name="lai")  # before stage 1 trains
         X = check_matrix(X)
         y = check_vector(y, "y", n=X.shape[0])
         if qid is not None:
             qid = check_vector(qid, "qid", n=X.shape[0], dtype=None, finite=False)
+        if (y > 0).all() or not (y > 0).any():
+            only = "relevant" if (y > 0).all() else "non-relevant"
+            raise ValueError(f"y: AP-SVM-APPX needs relevant (y > 0) and non-relevant "
+                             f"samples, got only {only} ones")
         binary = BinaryProblem(X, y, bias=APPX_BIAS)
         stage1 = cutting_plane(binary, C, epsilon, max_iter=max_iter, verbose=verbose)
         self.w0 = stage1.w
