@@ -450,6 +450,8 @@ def test_bom_control_characters_and_cr_only_line_ends(tmp_path):
     # a CR in a comment of a file with LF, and CRLF with stray CRs before the LF, are fine
     one_line.write_bytes(b"1 1:1 # note\r2nd pass\n0 2:1 # x\r\r\n1 1:2\r \n")
     assert load_svmlight(one_line)[1].tolist() == [1.0, 0.0, 1.0]
+    one_line.write_bytes(b"1 1:1 # measured\r2 times\n0 2:1\n")  # SVM-light reads 2 lines
+    assert load_svmlight(one_line)[1].tolist() == [1.0, 0.0]
     # linear time on long runs of CRs (a regular expression took 45 s on this one)
     from svmrank.io.svmlight import cr_line_break
     for tail in (b"", b"\n"):

@@ -76,10 +76,11 @@ _BARE_CR = re.compile(rb"\r(?!\n)([^\r\n]*)")  # a CR not before LF, and the tex
 def cr_line_break(buf):
     """Byte offset of the first line ended by CR alone (old Mac text), or -1.
 
-    Such a CR (not followed by LF) is followed by what starts a line, a comment or a
-    number as its first word; in a file without LF, a CR in the data part of its first
-    line is one too. A CR inside a comment followed by other text (``# note\\r2nd``) is
-    a character of the comment. Linear in the length of ``buf``."""
+    Such a CR (not followed by LF) is followed by what reads as a whole line: a comment,
+    or a number and then only ``idx:val``-like tokens (up to a ``#``); in a file without
+    LF, a CR in the data part of its first line is one too. A CR inside a comment
+    followed by other text (``# note\\r2nd``, ``# measured\\r2 times``) is a character
+    of the comment. Linear in the length of ``buf``."""
     if buf.count(b"\r") == buf.count(b"\r\n"):
         return -1
     if b"\n" not in buf:
@@ -87,10 +88,20 @@ def cr_line_break(buf):
         if first >= 0:
             return first
     for match in _BARE_CR.finditer(buf):
-        words = match.group(1).split(None, 1)
-        if words and (words[0].startswith(b"#") or _starts_number(words[0])):
+        text = match.group(1).lstrip()
+        if text.startswith(b"#") or _reads_as_example(text):
             return match.start()
     return -1
+
+
+_TOKEN = re.compile(rb"(?:[0-9]+|qid|sid|cost):\S*")
+
+
+def _reads_as_example(text):
+    """True for text that reads as an example line: a number, then only tokens
+    ``something:value`` up to an optional comment."""
+    words = text.split(b"#", 1)[0].split()
+    return bool(words) and _starts_number(words[0]) and all(map(_TOKEN.fullmatch, words[1:]))
 
 
 def refuse_cr_line_breaks(buf, source, first_line=1):
