@@ -1,8 +1,28 @@
 """Exceptions and warnings raised by svmrank."""
+import sys
 
 
 class ConvergenceWarning(UserWarning):
-    """A solver stopped at its iteration cap before reaching its tolerance."""
+    """A solver stopped at its iteration cap before reaching its tolerance. When
+    scikit-learn has been imported, the warning issued is also an instance of
+    ``sklearn.exceptions.ConvergenceWarning``, so filters on either class apply."""
+
+
+_convergence_both = []
+
+
+def convergence_warning():
+    """The category to warn with: :class:`ConvergenceWarning`, also subclassing
+    scikit-learn's when the program has imported it (never importing it here: that
+    would cost about a second)."""
+    sklearn_exceptions = sys.modules.get("sklearn.exceptions")
+    if sklearn_exceptions is None:
+        return ConvergenceWarning
+    if not _convergence_both:
+        _convergence_both.append(type(
+            "ConvergenceWarning", (ConvergenceWarning, sklearn_exceptions.ConvergenceWarning),
+            {"__module__": __name__, "__doc__": ConvergenceWarning.__doc__}))
+    return _convergence_both[0]
 
 
 class InputFormatError(ValueError):

@@ -303,6 +303,27 @@ def test_not_fitted_error_is_both_svmranks_and_sklearns(monkeypatch):
     assert type(error) is svmrank.NotFittedError and str(error) == "m"
 
 
+def test_convergence_warning_is_also_sklearns_once_sklearn_is_imported(monkeypatch):
+    import sys
+    import warnings
+
+    import sklearn.exceptions
+
+    import svmrank
+    from svmrank.exceptions import convergence_warning
+    X, y, _ = make_ranking(60, 5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=sklearn.exceptions.ConvergenceWarning)
+        with pytest.raises(svmrank.ConvergenceWarning, match="max_iter=1"):
+            APSVM(C=100.0, max_iter=1).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error")
+        warnings.filterwarnings("ignore", category=sklearn.exceptions.ConvergenceWarning)
+        APSVM(C=100.0, max_iter=1).fit(X, y)  # silenced by scikit-learn's filter
+    monkeypatch.delitem(sys.modules, "sklearn.exceptions")  # a program without scikit-learn
+    assert convergence_warning() is svmrank.ConvergenceWarning
+
+
 def test_bad_data():
     X, y, _ = make_ranking(50, 5, random_state=0)
     with pytest.raises(ValueError, match="y: expected length"):

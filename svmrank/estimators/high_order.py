@@ -15,7 +15,7 @@ import numpy as np
 from .._validation import check_int, check_matrix, check_positive, check_vector, check_verbose
 from ..graph import max_score_labelling
 from ..learners.cccp import cccp
-from ..exceptions import ConvergenceWarning, not_fitted_error
+from ..exceptions import convergence_warning, not_fitted_error
 from ..learners.cutting_plane import cutting_plane
 from ..metrics import average_precision
 from ..problems.high_order import HighOrderFeatures, HOAPProblem, HOBProblem, LabellingSet
@@ -275,7 +275,7 @@ class HOAPSVM(_HighOrderEstimator):
         self.converged_ = result.converged
         if not np.any(result.w):
             warnings.warn("HOAP-SVM's CCCP ended at w = 0, which ties every sample",
-                          ConvergenceWarning, stacklevel=2)
+                          convergence_warning(), stacklevel=2)
         self._store(features, result.w)
         return self
 
