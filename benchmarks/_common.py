@@ -7,6 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
+# the checkout's svmrank (built in place) is the one timed, whatever is installed; every
+# script imports this module before svmrank
+_ROOT = str(Path(__file__).resolve().parents[1])
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
 
 def shared_data_dir():
     """$SVMRANK_SHARED_DATA, else ../shared/data beside the repository."""

@@ -42,6 +42,7 @@ from _common import best_time, machine_line, print_table, shared_file_or_exit  #
 from svmrank.bags import check_bag_labels, check_bags, check_known, load_bags  # noqa: E402
 from svmrank.datasets import make_bags  # noqa: E402
 from svmrank.estimators.latent import LatentAPSVM, LatentSSVM, LatentSVM  # noqa: E402
+from svmrank.exceptions import ConvergenceWarning  # noqa: E402
 from svmrank.inference import _lai_queries  # noqa: E402
 from svmrank.problems.latent import LatentAPProblem, LatentBinaryProblem  # noqa: E402
 from svmrank.problems.ranking import RankingProblem  # noqa: E402
@@ -103,7 +104,7 @@ def fit_score(task):
         est.fit(Xtr, y[train], bags=bags[train], known=None if known is None else known[train])
         elapsed = time.perf_counter() - t0
     aps = [est.score((X[t] - mean) / std, y[t], bags=bags[t]) for t in tests]
-    return aps, elapsed, len(caught)
+    return aps, elapsed, sum(issubclass(w.category, ConvergenceWarning) for w in caught)
 
 
 def run(pool, tasks):

@@ -30,12 +30,17 @@ others have no AP). The accuracy section trains the 0-1 loss on every row, as a 
 SVM would be trained.
 """
 import argparse
+import os
 import sys
 import time
 import warnings
 from pathlib import Path
 
-import numpy as np
+# one core, as bench_apsvm_w8a.py and liblinear: svmrank's products would otherwise use
+# every core (set OMP_NUM_THREADS=2 to see that)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -261,7 +266,7 @@ def main(argv=None):
                         help="training section: fits under 1 s are run this often, the "
                              "fastest kept (default 3)")
     args = parser.parse_args(argv)
-    print(machine_line())
+    print(f"{machine_line()}; threads: OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}")
     if args.section in ("training", "all"):
         section_training(args.data, args.cv_C, args.repeat)
     if args.section in ("sweeps", "all"):

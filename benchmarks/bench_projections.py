@@ -14,7 +14,8 @@ four inputs:
 The case that applied is read off the result (<1,x> = r: knapsack, else walk).
 Ratios: "kernel" is svmrank._topk_fast (new array + projection, no validation),
 "public" is svmrank.projections (with validation). Both against np.sort(a) timed in
-the same run, interleaved, best of 5 rounds each. Targets: <= 0.5 (knapsack case),
+the same run, interleaved: each ratio is the median over 5 rounds of the times taken
+side by side in a round. Targets: <= 0.5 (knapsack case),
 <= 1.5 (walk case), judged on the kernel ratio.
 A second table times the beta-loss box projection and the plain knapsack on N(0,1).
 """
