@@ -1,8 +1,8 @@
 """Build script: compiles every Cython kernel in cython_src/ into svmrank.<name>.
 
 Compiler directives are set here, once. Set SVMRANK_DEBUG_CHECKS=1 to build the
-kernels with bounds checking, wraparound and initialisation checks turned back on
-(for a debug test run). SVMRANK_ONLY=_a_fast,_b_fast builds only the named kernels
+kernels with bounds, initialisation and None checks turned back on (for a debug test
+run; wraparound stays off, so a negative index fails the bounds check). SVMRANK_ONLY=_a_fast,_b_fast builds only the named kernels
 (handy for in-place development builds). Kernels that use ``prange`` are compiled with
 OpenMP when the compiler accepts -fopenmp (checked once here); SVMRANK_OPENMP=0 builds
 them serial.
@@ -72,9 +72,10 @@ def extension(pyx, omp):
 
 
 OMP = openmp_flags()
-extensions = [extension(pyx, OMP)
-              for pyx in sorted((HERE / "cython_src").glob("_*_fast.pyx"))
-              if not ONLY or pyx.stem in ONLY]
+SOURCES = sorted((HERE / "cython_src").glob("_*_fast.pyx"))
+if not SOURCES:  # (an sdist without them would install a package that cannot import)
+    raise SystemExit("setup.py: no Cython sources cython_src/_*_fast.pyx found")
+extensions = [extension(pyx, OMP) for pyx in SOURCES if not ONLY or pyx.stem in ONLY]
 
 setup(
     ext_modules=cythonize(

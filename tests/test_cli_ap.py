@@ -60,6 +60,28 @@ def test_console_scripts_and_launchers_exit_non_zero_on_errors(data, tmp_path):
         assert not (tmp_path / "m").exists()
 
 
+def test_launchers_use_the_source_tree_only_when_its_kernels_are_built(tmp_path):
+    # after `pip install .` the tree has no compiled kernels: the launchers must run the
+    # installed svmrank, not fail importing the tree's
+    tree = tmp_path / "tree"
+    (tree / "bin").mkdir(parents=True)
+    (tree / "svmrank").mkdir()
+    launchers = sorted(p.name for p in (ROOT / "bin").iterdir())
+    assert launchers == ["svm_ap_classify", "svm_ap_learn", "svm_topk_classify", "svm_topk_learn"]
+    for name in launchers:
+        (tree / "bin" / name).write_bytes((ROOT / "bin" / name).read_bytes())
+    (tree / "svmrank" / "__init__.py").write_text("raise ImportError('the tree copy')\n")
+    env = dict(os.environ, PYTHONPATH="")
+    run = lambda name: subprocess.run([sys.executable, str(tree / "bin" / name), "-?"],
+                                      capture_output=True, text=True, env=env, cwd=tmp_path)
+    for name in launchers:
+        proc = run(name)
+        assert proc.returncode == 0 and name in proc.stdout, proc.stderr
+    (tree / "svmrank" / "_lai_fast.so").write_bytes(b"")  # built in place: the tree's copy
+    proc = run("svm_ap_learn")
+    assert proc.returncode != 0 and "the tree copy" in proc.stderr
+
+
 def test_a_file_name_that_is_not_utf8_prints_with_a_strict_stdout(data, tmp_path):
     """With PYTHONIOENCODING=utf-8 (strict), printing a model name with the byte \\xff
     failed after the model was written: exit 1 for a good run."""
