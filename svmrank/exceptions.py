@@ -8,7 +8,15 @@ class ConvergenceWarning(UserWarning):
     ``sklearn.exceptions.ConvergenceWarning``, so filters on either class apply."""
 
 
-_convergence_both = []
+_combined = {}
+
+
+def _also_sklearns(ours, theirs):
+    """A subclass of both ``ours`` and scikit-learn's ``theirs``, made once."""
+    if ours not in _combined:
+        _combined[ours] = type(ours.__name__, (ours, theirs),
+                               {"__module__": __name__, "__doc__": ours.__doc__})
+    return _combined[ours]
 
 
 def convergence_warning():
@@ -18,11 +26,7 @@ def convergence_warning():
     sklearn_exceptions = sys.modules.get("sklearn.exceptions")
     if sklearn_exceptions is None:
         return ConvergenceWarning
-    if not _convergence_both:
-        _convergence_both.append(type(
-            "ConvergenceWarning", (ConvergenceWarning, sklearn_exceptions.ConvergenceWarning),
-            {"__module__": __name__, "__doc__": ConvergenceWarning.__doc__}))
-    return _convergence_both[0]
+    return _also_sklearns(ConvergenceWarning, sklearn_exceptions.ConvergenceWarning)
 
 
 class InputFormatError(ValueError):
@@ -34,9 +38,6 @@ class NotFittedError(ValueError, AttributeError):
     exception raised is also an instance of ``sklearn.exceptions.NotFittedError``."""
 
 
-_both = []
-
-
 def not_fitted_error(message):
     """The not-fitted exception to raise: a :class:`NotFittedError` that, when
     scikit-learn is importable, also subclasses its NotFittedError, so that both
@@ -45,7 +46,4 @@ def not_fitted_error(message):
         from sklearn.exceptions import NotFittedError as sklearn_error
     except ImportError:
         return NotFittedError(message)
-    if not _both:
-        _both.append(type("NotFittedError", (NotFittedError, sklearn_error),
-                          {"__module__": __name__, "__doc__": NotFittedError.__doc__}))
-    return _both[0](message)
+    return _also_sklearns(NotFittedError, sklearn_error)(message)

@@ -21,8 +21,8 @@ Layout (what Joachims' svm_multiclass_learn writes for a linear kernel)::
 All class weight vectors sit in one vector: weight j (1-based) of class c (1..m) has
 index (c - 1) * d + j, d the number of base features; the score of class c is
 ``w_c . x - b`` (svm_multiclass_classify subtracts the threshold b from every class's
-score; svm_multiclass_learn and svm_topk_learn write b = 0). Classes are the labels 1..m. SVM-multiclass
-keeps the text after the ``#`` of a support vector line as an opaque comment, so our
+score; svm_multiclass_learn and svm_topk_learn write b = 0). Classes are the labels
+1..m. SVM-multiclass keeps the text after the ``#`` of a support vector line as an opaque comment, so our
 metadata (``key=value`` tokens, among them ``classes=`` with the original label of
 each class) is written there; their tools ignore it.
 """
