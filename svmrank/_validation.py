@@ -109,9 +109,9 @@ def check_int(value, name, minimum=1):
 
 
 def check_verbose(value):
-    """Return a ``verbose`` setting (a bool or an integer >= 0) as an int."""
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
+    """Return a ``verbose`` setting (None, a bool or an integer >= 0) as an int."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return int(bool(value))
     return check_int(value, "verbose", minimum=0)
 
 

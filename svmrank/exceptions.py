@@ -7,6 +7,9 @@ class ConvergenceWarning(UserWarning):
     scikit-learn has been imported, the warning issued is also an instance of
     ``sklearn.exceptions.ConvergenceWarning``, so filters on either class apply."""
 
+    def __reduce__(self):  # (the class made with scikit-learn's has no module name)
+        return _rebuild, ("convergence", self.args)
+
 
 _combined = {}
 
@@ -36,6 +39,16 @@ class InputFormatError(ValueError):
 class NotFittedError(ValueError, AttributeError):
     """An estimator was used before ``fit``. When scikit-learn is installed, the
     exception raised is also an instance of ``sklearn.exceptions.NotFittedError``."""
+
+    def __reduce__(self):
+        return _rebuild, ("not fitted", self.args)
+
+
+def _rebuild(kind, args):
+    """Unpickle one of the classes above as the factory below would make it."""
+    if kind == "convergence":
+        return convergence_warning()(*args)
+    return not_fitted_error(*args)
 
 
 def not_fitted_error(message):

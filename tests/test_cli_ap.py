@@ -63,23 +63,36 @@ def test_console_scripts_and_launchers_exit_non_zero_on_errors(data, tmp_path):
 def test_launchers_use_the_source_tree_only_when_its_kernels_are_built(tmp_path):
     # after `pip install .` the tree has no compiled kernels: the launchers must run the
     # installed svmrank, not fail importing the tree's
-    tree = tmp_path / "tree"
-    (tree / "bin").mkdir(parents=True)
-    (tree / "svmrank").mkdir()
+    from importlib.machinery import EXTENSION_SUFFIXES
     launchers = sorted(p.name for p in (ROOT / "bin").iterdir())
     assert launchers == ["svm_ap_classify", "svm_ap_learn", "svm_topk_classify", "svm_topk_learn"]
+    tree, site = tmp_path / "tree", tmp_path / "site"
+    (tree / "bin").mkdir(parents=True)
+    for where in (tree, site):  # two stand-ins for svmrank that say which one ran
+        (where / "svmrank" / "cli").mkdir(parents=True)
+        (where / "svmrank" / "__init__.py").write_text("")
+        (where / "svmrank" / "cli" / "__init__.py").write_text("")
+        for name in launchers:
+            module = name.removeprefix("svm_")
+            (where / "svmrank" / "cli" / f"{module}.py").write_text(
+                f"def main():\n    print({where.name!r}, {module!r})\n    return 0\n")
     for name in launchers:
         (tree / "bin" / name).write_bytes((ROOT / "bin" / name).read_bytes())
-    (tree / "svmrank" / "__init__.py").write_text("raise ImportError('the tree copy')\n")
-    env = dict(os.environ, PYTHONPATH="")
-    run = lambda name: subprocess.run([sys.executable, str(tree / "bin" / name), "-?"],
-                                      capture_output=True, text=True, env=env, cwd=tmp_path)
+    env = dict(os.environ, PYTHONPATH=str(site))
+
+    def ran(name):
+        proc = subprocess.run([sys.executable, str(tree / "bin" / name)], capture_output=True,
+                              text=True, env=env, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.split()
+
     for name in launchers:
-        proc = run(name)
-        assert proc.returncode == 0 and name in proc.stdout, proc.stderr
-    (tree / "svmrank" / "_lai_fast.so").write_bytes(b"")  # built in place: the tree's copy
-    proc = run("svm_ap_learn")
-    assert proc.returncode != 0 and "the tree copy" in proc.stderr
+        assert ran(name) == ["site", name.removeprefix("svm_")]
+    (tree / "svmrank" / "_lai_fast.cpython-27-foreign.so").write_bytes(b"")  # another Python's
+    assert ran("svm_ap_learn")[0] == "site"
+    (tree / "svmrank" / ("_lai_fast" + EXTENSION_SUFFIXES[0])).write_bytes(b"")  # built here
+    for name in launchers:
+        assert ran(name) == ["tree", name.removeprefix("svm_")]
 
 
 def test_a_file_name_that_is_not_utf8_prints_with_a_strict_stdout(data, tmp_path):

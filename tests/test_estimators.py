@@ -324,6 +324,23 @@ def test_convergence_warning_is_also_sklearns_once_sklearn_is_imported(monkeypat
     assert convergence_warning() is svmrank.ConvergenceWarning
 
 
+def test_the_classes_that_are_also_sklearns_pickle():
+    # (a worker process sends them back pickled)
+    import pickle
+
+    import sklearn.exceptions
+
+    import svmrank
+    from svmrank.exceptions import convergence_warning, not_fitted_error
+    for made, ours, theirs in [
+            (not_fitted_error("m"), svmrank.NotFittedError, sklearn.exceptions.NotFittedError),
+            (convergence_warning()("m"), svmrank.ConvergenceWarning,
+             sklearn.exceptions.ConvergenceWarning),
+            (svmrank.NotFittedError("m"), svmrank.NotFittedError, ValueError)]:
+        copy = pickle.loads(pickle.dumps(made))
+        assert isinstance(copy, ours) and isinstance(copy, theirs) and copy.args == ("m",)
+
+
 def test_bad_data():
     X, y, _ = make_ranking(50, 5, random_state=0)
     with pytest.raises(ValueError, match="y: expected length"):

@@ -207,9 +207,10 @@ def test_zero_start_without_bias_is_refused():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))
     y = (X[:, 0] + 0.5 * rng.normal(size=40) > 0.3).astype(int)
-    for init in ("zero", np.zeros(9)):
-        with pytest.raises(ValueError, match=r"with bias=0: without a bias w = 0 is a fixed"):
-            HOAPSVM(C=1.0, eta=0.0, bias=0.0, init=init).fit(X, y)
+    # unary part w₁⁺ − w₁⁻ = 0 ties every sample however the pairwise block is set
+    for init in ("zero", np.zeros(9), np.r_[np.zeros(6), -np.ones(3)], np.r_[np.ones(6), 0, 0, 0]):
+        with pytest.raises(ValueError, match=r"with bias=0: a start whose unary part .* is 0"):
+            HOAPSVM(C=1.0, eta=1.0, bias=0.0, init=init).fit(X, y, edges=[[0, 1], [1, 2]])
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         assert np.any(HOAPSVM(C=1.0, eta=0.0, bias=0.0).fit(X, y).coef_)
@@ -226,7 +227,7 @@ def test_a_fit_ending_at_w_zero_warns(monkeypatch):
         return result
     monkeypatch.setattr(module, "cccp", to_zero)
     _, X, y, edges = tiny(0, n=6)
-    with pytest.warns(ConvergenceWarning, match="ended at w = 0, which ties every sample"):
+    with pytest.warns(ConvergenceWarning, match="ended with a unary part .* = 0, which ties"):
         HOAPSVM(C=1.0).fit(X, y, edges=edges)
 
 

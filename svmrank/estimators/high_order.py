@@ -6,7 +6,8 @@ rank the samples by the difference of max-marginals s_i = m_i⁺ − m_i⁻ (eq.
 depends on the neighbours of i through the pairwise term. With η = 0 (no pairwise
 term) HOB-SVM is a class-weighted binary SVM, and HOAP-SVM's objective is AP-SVM's; its
 CCCP, though, may stop at a stationary point of its surrogate that is worse than
-AP-SVM's optimum (w = 0 without a bias is a fixed point, so that start is refused).
+AP-SVM's optimum (without a bias a start at unary part 0, w = 0 for one, is a fixed
+point, so that start is refused).
 """
 import warnings
 
@@ -180,8 +181,9 @@ class HOAPSVM(_HighOrderEstimator):
         As in :class:`HOBSVM`.
     init : {"hob", "zero"} or array (2 d' + p,)
         Start CCCP from a HOB-SVM fit (paper), from w = 0, or from the given w (its
-        pairwise block is clipped to ≤ 0). A start at w = 0 needs ``bias > 0``: without a
-        bias w = 0 is a fixed point of the CCCP, and it is refused.
+        pairwise block is clipped to ≤ 0). A start whose unary part w₁⁺ − w₁⁻ is 0 (w = 0
+        for one) needs ``bias > 0``: without a bias it is a fixed point of the CCCP, and
+        it is refused.
     init_C : float, optional
         C of the initialising HOB-SVM (default ``C``).
     cccp_max_iter : int
@@ -239,14 +241,15 @@ class HOAPSVM(_HighOrderEstimator):
             w0 = hob._fit_features(features, y).w
         else:
             w0 = np.zeros(features.n_features)
-        if not isinstance(self.init, str) or self.init == "zero":
-            if not np.any(w0) and not self.bias:
-                raise ValueError(f"init={self.init if isinstance(self.init, str) else 'zeros'!r}"
-                                 " with bias=0: without a bias w = 0 is a fixed point of "
-                                 "HOAP-SVM's CCCP (every sample ties, and the labellings "
-                                 "imputed there make any move away from 0 cost more), so "
-                                 "the fit would end at a constant ranking after a long "
-                                 "convex solve; use init='hob' or a bias > 0")
+        k = features.d_unary
+        if (not isinstance(self.init, str) or self.init == "zero") and not self.bias \
+                and not np.any(w0[:k] - w0[k:2 * k]):
+            raise ValueError(f"init={self.init if isinstance(self.init, str) else 'array'!r} "
+                             "with bias=0: a start whose unary part w₁⁺ − w₁⁻ is 0 ties every "
+                             "sample, and without a bias it is a fixed point of HOAP-SVM's "
+                             "CCCP (the labellings imputed there make any move cost more), "
+                             "so the fit would end at a constant ranking after a long convex "
+                             "solve; use init='hob' or a bias > 0")
         want = relevant.astype(np.uint8)
         total = {"n_iter": 0}
 
@@ -273,8 +276,9 @@ class HOAPSVM(_HighOrderEstimator):
         self.objective_ = result.objective
         self.history_ = list(result.history)
         self.converged_ = result.converged
-        if not np.any(result.w):
-            warnings.warn("HOAP-SVM's CCCP ended at w = 0, which ties every sample",
+        if not np.any(result.w[:k] - result.w[k:2 * k]):
+            warnings.warn("HOAP-SVM's CCCP ended with a unary part w₁⁺ − w₁⁻ = 0, which "
+                          "ties every sample's own score",
                           convergence_warning(), stacklevel=2)
         self._store(features, result.w)
         return self
