@@ -1,4 +1,5 @@
 """Estimators: scikit-learn compatibility, fitting behaviour, bad input."""
+import inspect
 import warnings
 
 import numpy as np
@@ -226,6 +227,30 @@ def test_refit_without_approx_drops_n_easy():
     model = APSVM(C=10.0, approx=50).fit(X, y)
     assert hasattr(model, "n_easy_")
     assert not hasattr(model.set_params(approx=None).fit(X, y), "n_easy_")
+
+
+def test_a_pipeline_is_scored_per_query_under_metadata_routing():
+    # with routing on, Pipeline.score hands every step sample_weight=None: a score
+    # without that parameter failed, and GridSearchCV over a Pipeline scored nan
+    from sklearn.model_selection import GroupKFold
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from svmrank import HOBSVM, LatentAPSVM, TopKSVM
+    X, y, qid = make_ranking(600, 10, n_queries=6, noise=0.5, random_state=0)
+    with sklearn.config_context(enable_metadata_routing=True):
+        pipe = Pipeline([("scale", StandardScaler(with_mean=False)), ("svm", APSVM(C=10.0))])
+        pipe.fit(X, y, qid=qid)
+        scaled = StandardScaler(with_mean=False).fit_transform(X)
+        alone = APSVM(C=10.0).fit(scaled, y, qid=qid)
+        assert pipe.score(X, y, qid=qid) == alone.score(scaled, y, qid=qid)
+        search = GridSearchCV(pipe, {"svm__C": [1.0, 10.0]}, cv=GroupKFold(3))
+        search.fit(X, y, qid=qid, groups=qid)
+        assert np.isfinite(search.cv_results_["mean_test_score"]).all()
+    for model in (APSVM(), BinarySVM(), HOBSVM(), LatentAPSVM(), TopKSVM()):
+        assert "sample_weight" in inspect.signature(model.score).parameters
+    with pytest.raises(ValueError, match="sample_weight: APSVM.score does not weight samples"):
+        alone.score(X, y, qid=qid, sample_weight=np.ones(len(y)))
 
 
 def test_metadata_routing_passes_each_fold_its_queries():

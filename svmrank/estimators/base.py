@@ -138,3 +138,11 @@ class LinearScorerMixin:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
                              f"is expecting {self.n_features_in_} features as input")
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
+
+
+def refuse_sample_weight(sample_weight, owner):
+    """``score`` takes ``sample_weight`` only as None (which scikit-learn's Pipeline
+    passes under metadata routing); the measures here are per query, unweighted."""
+    if sample_weight is not None:
+        raise ValueError(f"sample_weight: {owner}.score does not weight samples (its measure "
+                         "is computed per query); pass None")

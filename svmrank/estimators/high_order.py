@@ -20,7 +20,7 @@ from ..exceptions import convergence_warning, not_fitted_error
 from ..learners.cutting_plane import cutting_plane
 from ..metrics import average_precision
 from ..problems.high_order import HighOrderFeatures, HOAPProblem, HOBProblem, LabellingSet
-from .base import BaseEstimator
+from .base import BaseEstimator, refuse_sample_weight
 from .ranking import _mean_over_ranked_queries
 
 
@@ -89,9 +89,11 @@ class _HighOrderEstimator(BaseEstimator):
         y, _ = max_score_labelling(f.unary(self.coef_), f.pairs, f.edge_weights(self.coef_))
         return y.astype(np.int64)
 
-    def score(self, X, y, edges=None):
+    def score(self, X, y, edges=None, sample_weight=None):
         """AP of the ranking by :meth:`decision_function`; NaN, with a warning, when y
-        has no relevant or no non-relevant sample (as the other estimators' score)."""
+        has no relevant or no non-relevant sample (as the other estimators' score);
+        ``sample_weight`` must be None."""
+        refuse_sample_weight(sample_weight, type(self).__name__)
         return _mean_over_ranked_queries(average_precision, y, self.decision_function(X, edges),
                                          None)
 

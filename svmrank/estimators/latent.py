@@ -15,7 +15,7 @@ from ..metrics import average_precision
 from ..problems.binary import BinaryProblem
 from ..problems.latent import LatentAPProblem, LatentBinaryProblem, LatentSSVMProblem
 from ..problems.ranking import RankingProblem
-from .base import BaseEstimator, LinearScorerMixin
+from .base import BaseEstimator, LinearScorerMixin, refuse_sample_weight
 from .ranking import _mean_over_ranked_queries
 
 
@@ -154,8 +154,10 @@ class _LatentEstimator(BaseEstimator, LinearScorerMixin):
         """1 for bags whose score is positive, 0 otherwise (one value per bag)."""
         return (self.decision_function(X, bags) > 0).astype(np.int64)
 
-    def score(self, X, y, bags=None):
-        """Average precision of the bag ranking; ``y`` per row or per bag."""
+    def score(self, X, y, bags=None, sample_weight=None):
+        """Average precision of the bag ranking; ``y`` per row or per bag
+        (``sample_weight`` must be None)."""
+        refuse_sample_weight(sample_weight, type(self).__name__)
         X, bag_index, order = self._bags_for(X, bags)
         labels = check_bag_labels(y if order is None else _per_row(y, order), bag_index)
         # (one query; NaN with a warning when it has no positive or no negative bag)

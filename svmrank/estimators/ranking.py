@@ -9,7 +9,7 @@ from ..metrics import average_precision, mean_over_queries, ndcg, roc_auc
 from ..problems.appx import APPX_BIAS, APPXProblem
 from ..problems.binary import BinaryProblem
 from ..problems.ranking import RankingProblem
-from .base import BaseEstimator, LinearScorerMixin
+from .base import BaseEstimator, LinearScorerMixin, refuse_sample_weight
 
 _SCORERS = {"ap": average_precision, "ndcg": ndcg, "roc": roc_auc}
 
@@ -128,11 +128,13 @@ class RankSVM(_CuttingPlaneEstimator):
         self.n_easy_ = int(appx.easy.sum())
         return self
 
-    def score(self, X, y, qid=None):
+    def score(self, X, y, qid=None, sample_weight=None):
         """Mean of the measure the loss targets (AP, NDCG or ROC area, with binary
         relevance y > 0 as in training; 1 − Δ for a user's QSLoss, whose ties keep the
         input order) over the queries with a relevant and a non-relevant sample, as in
-        training; the loss is the one fitted (``loss_``), whatever ``loss`` is now."""
+        training; the loss is the one fitted (``loss_``), whatever ``loss`` is now.
+        ``sample_weight`` must be None."""
+        refuse_sample_weight(sample_weight, type(self).__name__)
         scores = self.decision_function(X)
         loss = self.loss_
         if loss.name not in _SCORERS or get_loss(loss.name) is not loss:  # a user's QSLoss
@@ -230,7 +232,8 @@ class BinarySVM(_CuttingPlaneEstimator):
         classes = getattr(self, "classes_", None)
         return relevant if classes is None else classes[relevant]
 
-    def score(self, X, y, qid=None):
+    def score(self, X, y, qid=None, sample_weight=None):
         """Mean AP of the scores over the queries with a relevant and a non-relevant
-        sample."""
+        sample (``sample_weight`` must be None)."""
+        refuse_sample_weight(sample_weight, type(self).__name__)
         return _mean_over_ranked_queries(average_precision, y, self.decision_function(X), qid)

@@ -7,7 +7,7 @@ from .._validation import check_int, check_matrix, check_positive, check_verbose
 from ..exceptions import not_fitted_error
 from ..learners.sdca import LOSSES, sdca_topk
 from ..metrics import top_k_accuracies
-from .base import BaseEstimator
+from .base import BaseEstimator, refuse_sample_weight
 
 KERNELS = ("linear", "precomputed")
 
@@ -248,9 +248,10 @@ class TopKSVM(BaseEstimator):
             raise ValueError(f"k must be at most the number of classes ({scores.shape[1]}), got {k}")
         return self.classes_[np.argsort(-scores, axis=1, kind="stable")[:, :k]]
 
-    def score(self, X, y):
+    def score(self, X, y, sample_weight=None):
         """Top-k accuracy at the training k (samples whose label is not in ``classes_``
-        count as errors)."""
+        count as errors; ``sample_weight`` must be None)."""
+        refuse_sample_weight(sample_weight, type(self).__name__)
         scores = self.decision_function(X)
         y = np.asarray(y)
         if y.shape != (scores.shape[0],):
