@@ -1,5 +1,6 @@
 """svm_ap_learn / svm_ap_classify: SVM-struct-compatible behaviour and bad input."""
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -215,6 +216,8 @@ def test_reads_a_real_svm_rank_model_and_ignores_extra_test_features(tmp_path, c
     pred = tmp_path / "pred"
     assert ap_classify.main(["-v", "0", str(test), str(model), str(pred)]) == 0
     np.testing.assert_allclose(np.loadtxt(pred), [0.73636848 + 0.94049019, -0.26855063], atol=1e-8)
+    assert (f"{test}: 1 feature values on 1 lines have an index above the model's highest "
+            "(6); they are ignored") in capsys.readouterr().err
 
 
 def test_foreign_model_gets_no_loss_line(tmp_path, capsys):
@@ -231,6 +234,45 @@ def test_foreign_model_gets_no_loss_line(tmp_path, capsys):
     assert ap_classify.main([str(test), str(model), str(tmp_path / "pred")]) == 0
     out = capsys.readouterr().out
     assert "Average loss" not in out and "AP: 1.0000" in out
+
+
+def test_classify_reports_what_would_go_unseen(data, tmp_path, capsys):
+    train, test = data
+    model, pred = tmp_path / "m", tmp_path / "p"
+    assert ap_learn.main(["-v", "0", "-c", "10", str(train), str(model)]) == 0
+    # the loss in percent, as svm_perf_classify prints its losses
+    assert ap_classify.main([str(test), str(model), str(pred)]) == 0
+    out = capsys.readouterr().out
+    loss = float(re.search(r"^Average loss on test set: (\S+) \(100 x \(1 - AP\)\)$", out,
+                           re.M).group(1))
+    ap = float(re.search(r"^MAP: (\S+)$", out, re.M).group(1))
+    assert loss == pytest.approx(100 * (1 - ap), abs=1e-3)
+    # %.8f of very small scores ties what the model does not
+    assert ap_learn.main(["-v", "0", "-c", "1e-7", str(train), str(model)]) == 0
+    assert ap_classify.main(["-v", "0", str(test), str(model), str(pred)]) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"%\.8f rounds the \d+ distinct scores to \d+ values", err), err
+    # --latent with a model that was not trained with it
+    bags = tmp_path / "bags.dat"
+    bags.write_text("1 qid:1 1:1\n1 qid:1 2:1\n0 qid:2 3:1\n0 qid:3 1:0.5\n")
+    assert ap_classify.main(["-v", "0", "--latent", str(bags), str(model), str(pred)]) == 0
+    assert "--latent, but the model was not trained with --latent" in capsys.readouterr().err
+
+
+def test_compressed_files_are_named_as_such(data, tmp_path, capsys):
+    import gzip
+    train, _ = data
+    packed = tmp_path / "train.dat.gz"
+    packed.write_bytes(gzip.compress(train.read_bytes()))
+    assert ap_learn.main([str(packed), str(tmp_path / "m")]) == 1
+    assert capsys.readouterr().err.strip() == \
+        f"svm_ap_learn: error: {packed}: a gzip-compressed file; decompress it first"
+    assert ap_learn.main(["-v", "0", str(train), str(tmp_path / "m")]) == 0
+    model = tmp_path / "m.bz2"
+    import bz2
+    model.write_bytes(bz2.compress((tmp_path / "m").read_bytes()))
+    assert ap_classify.main([str(train), str(model), str(tmp_path / "p")]) == 1
+    assert "a bzip2-compressed file; decompress it first" in capsys.readouterr().err
 
 
 def test_edges_file_is_never_an_output(tmp_path, capsys):

@@ -7,6 +7,7 @@ import time
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 from .. import __version__
 from ..bags import check_bag_labels, check_bags, load_bags
@@ -27,7 +28,8 @@ _LOSS_MEASURES = {"ap": ("1 - AP", average_precision), "ndcg": ("1 - NDCG, binar
 def build_parser():
     p = StructArgumentParser(
         "svm_ap_classify", f"svmrank {__version__}: apply a linear model to examples.",
-        "Features beyond the model's highest index are ignored, as SVM-light does.\n"
+        "Features beyond the model's highest index are ignored, as SVM-light does\n"
+        "(a warning counts them).\n"
         "Scores (w.x - b) are written one per line, %.8f, in input order; a ranking\n"
         "sorts them in decreasing order. AP, NDCG and ROC area are averaged over\n"
         "queries (qid) when the file has them. svm_perf_classify's --d (dense\n"
@@ -70,8 +72,8 @@ def classify(argv):
     if args.edges and args.groups:
         raise CLIError("--edges and --groups: give one of them")
     by_comment = {"return_comments": True} if args.groups not in (None, "qid") else {}
-    X, y, qid, *rest = load(args.example_file, n_features=model.n_features,
-                            ignore_extra_features=True, **by_comment)
+    X, y, qid, *rest = load(args.example_file, **by_comment)
+    X = to_model_width(X, model.n_features, args.example_file)
     start = time.process_time()
     scores = X @ model.w - model.b
     refuse_overflowing_rows(scores, args.example_file, "the score w·x - b")
@@ -88,20 +90,42 @@ def classify(argv):
         except ValueError as exc:  # its message starts "model: "
             raise ValueError(f"{args.model_file}: {str(exc).removeprefix('model: ')}") from None
         scores = estimator.decision_function(X, edges=edges)
-    if str(model.metadata.get("latent", "0")) != "0" and not args.latent:
+    if (str(model.metadata.get("latent", "0")) != "0") != args.latent:
         warnings.warn(f"{args.model_file}: the model was trained with --latent; without "
                       "--latent every line is scored on its own, not as a candidate of its "
-                      "bag (qid)", UserWarning, stacklevel=2)
+                      "bag (qid)" if not args.latent else
+                      f"{args.model_file}: --latent, but the model was not trained with "
+                      "--latent (svm_ap_learn --latent writes latent=1 in its metadata)",
+                      UserWarning, stacklevel=2)
     if args.latent:  # behl2014 eq. 6-7: a bag scores its best candidate
         bags = check_bags(qid, X.shape[0])
         scores, y, qid = bags.max(scores), check_bag_labels(y, bags), np.zeros(bags.n_bags)
     runtime = time.process_time() - start
+    n_exact, n_written = len(np.unique(scores)), len(np.unique(np.round(scores, 8)))
+    if n_written < n_exact:
+        warnings.warn(f"{args.output_file}: %.8f rounds the {n_exact} distinct scores to "
+                      f"{n_written} values (scores this small come with a small C): the "
+                      "file's ranking has ties the model's has not; the statistics use the "
+                      "exact scores", UserWarning, stacklevel=2)
     with atomic_write(args.output_file) as fh:
         fh.write("".join(f"{s:.8f}\n" for s in scores.tolist()))
     if args.v >= 1:
         print(summary(y, scores, qid if (qid != 0).any() else None,
                       model.metadata.get("loss"), runtime), flush=True)
     return 0
+
+
+def to_model_width(X, n_features, source):
+    """X with the model's number of columns: padded, or cut as SVM-light does, with a
+    warning that counts the values cut (SVM-light drops them silently)."""
+    if X.shape[1] > n_features:
+        extra = X[:, n_features:]
+        warnings.warn(f"{source}: {extra.nnz} feature values on "
+                      f"{int(np.count_nonzero(np.diff(extra.indptr)))} lines have an index "
+                      f"above the model's highest ({n_features}); they are ignored, as "
+                      "SVM-light does", UserWarning, stacklevel=2)
+        return X[:, :n_features].tocsr()
+    return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
 
 
 def summary(y, scores, qid, loss, runtime):
@@ -131,7 +155,10 @@ def summary(y, scores, qid, loss, runtime):
              f"Runtime (without IO) in cpu-seconds: {runtime:.2f}"]
     if loss in _LOSS_MEASURES:
         name, measure = _LOSS_MEASURES[loss]
-        lines.append(f"Average loss on test set: {1 - mean(measure, relevant.astype(float)):.4f} ({name})")
+        # in percent, as svm_perf_classify prints its losses
+        lines.append(f"Average loss on test set: "
+                     f"{100 * (1 - mean(measure, relevant.astype(float))):.4f} "
+                     f"(100 x ({name}))")
     lines += [
         f"Zero/one-error on test set: {100.0 * (n - correct) / n:.2f}% "
         f"({correct} correct, {n - correct} incorrect, {n} total)",

@@ -286,7 +286,8 @@ def learn(argv):
     if args.v >= 1:
         r = estimator.result_
         print(f"{'Converged' if r.converged else 'Stopped at -# (not converged)'} after "
-              f"{r.n_iter} iterations, {r.n_constraints} constraints; objective "
+              f"{r.n_iter} iteration{'s' * (r.n_iter != 1)}, {r.n_constraints} "
+              f"constraint{'s' * (r.n_constraints != 1)}; objective "
               f"{r.primal_objective:.8g}, duality gap {r.duality_gap:.3g}, slack {r.xi:.6g}; "
               f"{elapsed:.2f}s.\nWriting model file {args.model_file}... done", flush=True)
     return 0

@@ -30,7 +30,7 @@ import numpy as np
 from .._validation import MAX_MODEL_WEIGHTS, check_matrix, check_vector, parse_small_int
 from ..exceptions import InputFormatError
 from .atomic import atomic_write
-from .svmlight import parse_svmlight_bytes, printable, refuse_cr_line_breaks
+from .svmlight import parse_svmlight_bytes, printable, refuse_compressed, refuse_cr_line_breaks
 
 __all__ = ["LinearModel", "read_model", "write_model"]
 
@@ -260,6 +260,7 @@ def model_lines(path):
         buf = fh.read()
     if buf.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark
         buf = buf[3:]
+    refuse_compressed(buf, source)
     refuse_cr_line_breaks(buf, source)
     lines = buf.split(b"\n")
     if lines and lines[-1] == b"":

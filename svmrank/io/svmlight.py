@@ -104,6 +104,18 @@ def _reads_as_example(text):
     return bool(words) and _starts_number(words[0]) and all(map(_TOKEN.fullmatch, words[1:]))
 
 
+_COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"),
+               (b"PK\x03\x04", "zip"))
+
+
+def refuse_compressed(buf, source):
+    """Raise InputFormatError when ``buf`` starts like a compressed file (which would
+    otherwise fail as text at some line, with a message about the wrong thing)."""
+    for magic, kind in _COMPRESSED:
+        if buf[:len(magic)] == magic:
+            raise InputFormatError(f"{source}: a {kind}-compressed file; decompress it first")
+
+
 def refuse_cr_line_breaks(buf, source, first_line=1):
     """Raise InputFormatError, naming the line, when ``buf`` has lines ended by CR alone
     (a comment would silently take the lines after such a CR)."""
@@ -138,6 +150,8 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
     cap = _check_count(max_index, "max_index", 1)
     if buf[:3] == b"\xef\xbb\xbf" and first_line == 1:  # a UTF-8 byte order mark
         buf = b"   " + buf[3:]  # (same length: error offsets stay valid)
+    if first_line == 1:
+        refuse_compressed(buf, source)
     refuse_cr_line_breaks(buf, source, first_line)
     parse_limit = limit
     if limit < 0 and cap >= 0:  # a cap on the index, not a number of columns
