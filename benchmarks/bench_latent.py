@@ -223,7 +223,8 @@ def supervision_table(pool, args, n_features):
                     + [f"{d.mean():+.3f} ± {d.std():.3f} ({int((d > 0).sum())}/{int((d < 0).sum())})"
                        for d in (d_svm, d_ssvm)])
         choice_rows.append([f"{S}%"] + [chosen_summary(chosen[m]) for m in METHODS])
-        print(f"  S={S}% done", file=sys.stderr, flush=True)
+        print(f"  S={S}% done: " + " | ".join(rows[-1] + choice_rows[-1][1:]), file=sys.stderr,
+              flush=True)
     print(f"\n### Supervision study, {n_features} features (make_bags, {SYNTHETIC}; "
           f"{len(args.draws)} draws of {n} training, {n} validation and {n} test bags; test AP "
           "of the grid point best on the validation bags, mean ± std over draws; differences "
@@ -291,10 +292,11 @@ def main(argv=None):
                    help="feature dimensions of the supervision studies (default 20 200)")
     p.add_argument("--quick", action="store_true", help="tiny grids, for a smoke run")
     p.add_argument("--skip", nargs="*", default=[], choices=["mil", "supervision", "inference"])
+    p.add_argument("--levels", nargs="+", type=int, default=[100, 75, 50, 25, 0],
+                   help="supervision levels S in percent (default 100 75 50 25 0)")
     args = p.parse_args(argv)
     args.C = [1e-4, 1e-3, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 1e4]
     args.c = [0.0, 0.2]
-    args.levels = [100, 75, 50, 25, 0]
     args.synthetic_bags = 300
     args.draws = [1, 2, 3, 4, 5]
     if args.quick:
