@@ -88,6 +88,23 @@ def test_labels_predictions_and_score():
     assert est.n_iter_ >= 1 and 0 <= est.duality_gap_ <= 1e-6
 
 
+def test_scores_and_predictions_do_not_depend_on_the_batch():
+    # scikit-learn's check_methods_subset_invariance data: at sample 7 the precomputed
+    # model ties three classes, and with BLAS products predicting the sample alone
+    # picked another class than predicting the whole set.
+    Z = 3 * np.random.RandomState(0).uniform(size=(20, 3))
+    K = Z @ Z.T
+    y = K[:, 0].astype(int)
+    for est, X in [(TopKSVM(kernel="precomputed", random_state=1), K),
+                   (TopKSVM(random_state=1), Z), (TopKSVM(random_state=1), sp.csr_matrix(Z))]:
+        est.fit(X, y)
+        full = est.decision_function(X)
+        np.testing.assert_array_equal(full, np.vstack([est.decision_function(X[i:i + 1])
+                                                       for i in range(20)]))
+        np.testing.assert_array_equal(est.predict(X), np.concatenate([est.predict(X[i:i + 1])
+                                                                      for i in range(20)]))
+
+
 def test_unknown_test_labels_count_as_errors():
     X, y = blobs(40, 4, 3, seed=5)
     est = TopKSVM(k=1, random_state=0).fit(X, y)

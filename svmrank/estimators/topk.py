@@ -225,11 +225,15 @@ class TopKSVM(BaseEstimator):
                                    "call fit first")
         X = self._check_X(X, fitting=False)
         if self._fitted("kernel") == "precomputed":
-            return X @ self.dual_coef_
-        if X.shape[1] != self.n_features_in_:
+            weights = self.dual_coef_
+        elif X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
                              f"is expecting {self.n_features_in_} features as input")
-        return np.asarray(X @ self.coef_.T)
+        else:
+            weights = self.coef_.T
+        # A CSR product sums each row in the same order whatever the batch (BLAS does
+        # not), so classes tied at a margin sample are broken alike in every batch.
+        return np.asarray(sp.csr_matrix(X) @ weights)
 
     def predict(self, X):
         """The highest scored class of each sample (ties: the first in ``classes_``)."""
