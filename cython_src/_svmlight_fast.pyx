@@ -81,6 +81,9 @@ cdef struct Output:
     int64_t n_rows
     int64_t cap_rows
     int64_t max_index
+    int64_t no_qid_rows         # example lines without 'qid:'
+    int64_t first_no_qid_line   # the first of them (0: none)
+    int64_t first_qid_line      # the first example line with 'qid:' (0: none)
 
 
 cdef struct Error:
@@ -368,6 +371,8 @@ cdef int parse_buffer(const char *buf, int64_t n, int64_t n_features,
                     return err.code
                 out.qids[row] = ival
                 have_qid = True
+                if out.first_qid_line == 0:
+                    out.first_qid_line = line
                 p = q
             elif is_prefix(p, end, b"sid:", 4):
                 q = read_int64(p + 4, &ival, &ok)
@@ -389,6 +394,10 @@ cdef int parse_buffer(const char *buf, int64_t n, int64_t n_features,
             else:
                 err.code, err.line, err.offset = E_TOKEN, line, tok - buf
                 return err.code
+        if not have_qid:
+            out.no_qid_rows += 1
+            if out.first_no_qid_line == 0:
+                out.first_no_qid_line = line
         out.indptr[row + 1] = out.nnz
         out.n_rows += 1
     err.line = line
@@ -429,7 +438,8 @@ def parse_svmlight(bytes buf, Py_ssize_t n_features=-1, bint ignore_extra=False)
     -------
     (code, line, offset, aux, arrays)
         ``code`` is 0 on success, then ``arrays`` is ``(data, indices, indptr, labels,
-        qids, comment_start, comment_end, max_index)`` and ``line`` is the number of
+        qids, comment_start, comment_end, max_index, (no_qid_rows, first_no_qid_line,
+        first_qid_line))`` (the first lines 0 when there is none) and ``line`` is the number of
         the last line; otherwise ``arrays`` is None and ``line``/``offset``/``aux``
         locate the error.
     """
@@ -452,6 +462,9 @@ def parse_svmlight(bytes buf, Py_ssize_t n_features=-1, bint ignore_extra=False)
     out.nnz = 0
     out.n_rows = 0
     out.max_index = 0
+    out.no_qid_rows = 0
+    out.first_no_qid_line = 0
+    out.first_qid_line = 0
     out.cap_rows = rows0
     out.cap_nnz = nnz0
     out.data = <double *> malloc(nnz0 * sizeof(double))
@@ -486,6 +499,7 @@ def parse_svmlight(bytes buf, Py_ssize_t n_features=-1, bint ignore_extra=False)
             to_numpy(out.cstart, out.n_rows, np.int64),
             to_numpy(out.cend, out.n_rows, np.int64),
             out.max_index,
+            (out.no_qid_rows, out.first_no_qid_line, out.first_qid_line),
         )
         return OK, err.line, 0, 0, arrays
     finally:

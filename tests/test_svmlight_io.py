@@ -3,6 +3,7 @@ error messages, dump/load round trips and agreement with scikit-learn on real fi
 import math
 import os
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -40,9 +41,11 @@ def _decimal(token):
 
 
 def reference_parse(buf, n_features=None, ignore_extra=False):
-    """Return (dense rows as dicts, labels, qids, comments, max_index) or raise
-    RefParseError(line) for the first bad line."""
+    """Return (dense rows as dicts, labels, qids, comments, max_index, example lines
+    with 'qid:', example lines without) or raise RefParseError(line) for the first bad
+    line."""
     rows, labels, qids, comments = [], [], [], []
+    with_qid, without_qid = [], []
     max_index = 0
     for lineno, raw in enumerate(buf.split(b"\n"), 1):
         body, sharp, comment = raw.partition(b"#")
@@ -91,10 +94,11 @@ def reference_parse(buf, n_features=None, ignore_extra=False):
         rows.append(row)
         labels.append(label)
         qids.append(qid)
+        (with_qid if seen_qid else without_qid).append(lineno)
         comments.append(comment.decode("utf-8", errors="replace").strip() if sharp else "")
     if not rows:
         raise RefParseError(None)
-    return rows, labels, qids, comments, max_index
+    return rows, labels, qids, comments, max_index, with_qid, without_qid
 
 
 def entries(rows):
@@ -118,9 +122,20 @@ def assert_same_as_reference(buf, n_features=None, ignore_extra=False):
         if exc.line is not None:
             assert message.startswith(f"data.txt:{exc.line}: "), (message, exc.line)
         return
-    rows, labels, qids, comments, max_index = ref
-    X, y, qid, got_comments = parse_svmlight_bytes(buf, "data.txt", n_features, ignore_extra,
-                                                   return_comments=True)
+    rows, labels, qids, comments, max_index, with_qid, without_qid = ref
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        X, y, qid, got_comments = parse_svmlight_bytes(buf, "data.txt", n_features, ignore_extra,
+                                                       return_comments=True)
+    messages = [str(w.message) for w in caught]
+    if with_qid and without_qid:  # mixed: one warning naming the first line without
+        assert len(messages) == 1 and messages[0].startswith(
+            f"data.txt:{without_qid[0]}: no 'qid:' on this line"), messages
+        assert f"while line {with_qid[0]} has one" in messages[0], messages
+        others = len(without_qid) - 1
+        assert (f"nor on {others} other" in messages[0]) == (others > 0), messages
+    else:
+        assert messages == []
     n_cols = max_index if n_features is None else n_features
     assert isinstance(X, sp.csr_matrix)
     assert X.shape == (len(rows), n_cols)
@@ -319,7 +334,8 @@ def test_basic_file_with_everything(tmp_path):
             "0\tqid:7\tsid:3\tcost:0.5\t2:1e-3#second\n"
             "  # indented comment line\n"
             "-1 4:0 5:7")
-    X, y, qid, comments = load_svmlight(write(tmp_path, text), return_comments=True)
+    with pytest.warns(UserWarning, match=r"data\.txt:7: no 'qid:' on this line, while line 2"):
+        X, y, qid, comments = load_svmlight(write(tmp_path, text), return_comments=True)
     np.testing.assert_array_equal(X.toarray(), [[0.5, 0, -2, 0, 0], [0, 1e-3, 0, 0, 0], [0, 0, 0, 0, 7]])
     np.testing.assert_array_equal(y, [2, 0, -1])
     np.testing.assert_array_equal(qid, [7, 7, 0])
@@ -337,6 +353,23 @@ def test_qid_extremes(tmp_path):
     _, _, qid = load_svmlight(write(tmp_path, "1 qid:9223372036854775807\n1 qid:-9223372036854775808\n"
                                               "1 qid:+5\n1 qid:-0 sid:2\n"))
     np.testing.assert_array_equal(qid, [2**63 - 1, -2**63, 5, 0])
+
+
+def test_lines_without_qid_among_lines_with_qid_warn(tmp_path):
+    path = write(tmp_path, "# header\n1 qid:3 1:1\n0 qid:3 2:1\n\n1 1:1\n0 qid:0 2:1\n0 2:1\n")
+    with pytest.warns(UserWarning) as caught:
+        _, _, qid = load_svmlight(path)
+    np.testing.assert_array_equal(qid, [3, 3, 0, 0, 0])
+    assert [str(w.message) for w in caught] == [
+        f"{path}:5: no 'qid:' on this line nor on 1 other example line, while line 2 has "
+        "one: read as query 0, as SVM-light does"]
+
+
+@pytest.mark.parametrize("text", ["1 1:1\n0 2:1\n", "1 qid:1 1:1\n0 qid:0 2:1\n"])
+def test_consistent_qids_do_not_warn(tmp_path, text):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_svmlight(write(tmp_path, text))
 
 
 def test_labels_any_real(tmp_path):

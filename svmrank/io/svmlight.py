@@ -7,6 +7,7 @@ bytes, validates arguments and turns the kernel's error codes into one-line
 import numbers
 import os
 import re
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -163,7 +164,8 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
         what = _EXPECTED[code].format(label=label_name, aux=aux, extra_hint=extra_hint)
         raise InputFormatError(
             f"{source}:{line + first_line - 1}: expected {what}, got '{_excerpt(buf, offset)}'")
-    data, indices, indptr, labels, qids, cstart, cend, max_index = arrays
+    data, indices, indptr, labels, qids, cstart, cend, max_index, qid_lines = arrays
+    _warn_mixed_qid(source, first_line, labels.shape[0], *qid_lines)
     if labels.shape[0] == 0 and not allow_empty:
         last_line = line - 1 if line > 1 and buf.endswith(b"\n") else line
         raise InputFormatError(
@@ -179,6 +181,18 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
         comments = [buf[s:e].decode("utf-8", errors="replace").strip() if e > s else ""
                     for s, e in zip(cstart.tolist(), cend.tolist())]
     return X, labels, qids, comments
+
+
+def _warn_mixed_qid(source, first_line, n_rows, no_qid_rows, no_qid_line, qid_line):
+    """Warn when some example lines have ``qid:`` and others do not: SVM-light reads the
+    latter as query 0, which is rarely what a file that names queries means."""
+    if 0 < no_qid_rows < n_rows:
+        others = no_qid_rows - 1
+        warnings.warn(
+            f"{source}:{no_qid_line + first_line - 1}: no 'qid:' on this line"
+            + (f" nor on {others} other example line{'s' if others > 1 else ''}" if others else "")
+            + f", while line {qid_line + first_line - 1} has one: read as query 0, "
+            "as SVM-light does", stacklevel=2)
 
 
 def load_svmlight(path, n_features=None, ignore_extra_features=False, return_comments=False,
@@ -214,7 +228,8 @@ def load_svmlight(path, n_features=None, ignore_extra_features=False, return_com
     y : ndarray of float64
         Labels (relevant means > 0 for the ranking losses).
     qid : ndarray of int64
-        Query id per line, 0 where a line has none (SVM-light's convention).
+        Query id per line, 0 where a line has none (SVM-light's convention; when other
+        lines have one, a warning names the first line without).
     comments : list of str
         Only when ``return_comments``.
 
