@@ -406,7 +406,7 @@ def load_bags(path, n_features=None, ignore_extra_features=False, max_index=None
     """
     X, y, qid, comments, lines = load_svmlight_with_lines(
         path, n_features=n_features, ignore_extra_features=ignore_extra_features,
-        max_index=max_index)
+        max_index=max_index, warn_mixed_qid=False)  # (a missing bag id is an error below)
     source = str(path)
     if qid is None:
         raise ValueError(f"{source}: a bag file needs qid:<bag id> on every line")

@@ -126,7 +126,7 @@ def assert_same_as_reference(buf, n_features=None, ignore_extra=False):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         X, y, qid, got_comments = parse_svmlight_bytes(buf, "data.txt", n_features, ignore_extra,
-                                                       return_comments=True)
+                                                       return_comments=True, warn_mixed_qid=True)
     messages = [str(w.message) for w in caught]
     if with_qid and without_qid:  # mixed: one warning naming the first line without
         assert len(messages) == 1 and messages[0].startswith(
@@ -365,11 +365,12 @@ def test_lines_without_qid_among_lines_with_qid_warn(tmp_path):
         "one: read as query 0, as SVM-light does"]
 
 
-@pytest.mark.parametrize("text", ["1 1:1\n0 2:1\n", "1 qid:1 1:1\n0 qid:0 2:1\n"])
-def test_consistent_qids_do_not_warn(tmp_path, text):
+@pytest.mark.parametrize("text, warn", [("1 1:1\n0 2:1\n", True), ("1 qid:1 1:1\n0 qid:0 2:1\n", True),
+                                        ("1 qid:1 1:1\n0 2:1\n", False)])
+def test_consistent_qids_or_warn_mixed_qid_false_do_not_warn(tmp_path, text, warn):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        load_svmlight(write(tmp_path, text))
+        load_svmlight(write(tmp_path, text), warn_mixed_qid=warn)
 
 
 def test_labels_any_real(tmp_path):

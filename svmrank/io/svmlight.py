@@ -139,13 +139,15 @@ def _starts_number(word):
 
 def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=False,
                          return_comments=False, first_line=1, label_name="label",
-                         extra_hint="", allow_empty=False, max_index=None):
+                         extra_hint="", allow_empty=False, max_index=None,
+                         warn_mixed_qid=False):
     """Parse SVMlight text held in ``buf`` (bytes); errors name ``source`` and the line.
 
     ``first_line`` is the file line number of ``buf``'s first line (for text cut
     out of a larger file, such as the support vectors of a model file). Returns
     ``(X, y, qid, comments)`` with ``comments`` None unless ``return_comments``.
-    See :func:`load_svmlight` for the format and the other parameters.
+    See :func:`load_svmlight` for the format and the other parameters (here
+    ``warn_mixed_qid`` is off by default: model files and multiclass data ignore qid).
     """
     limit = _check_count(n_features, "n_features", 0)
     cap = _check_count(max_index, "max_index", 1)
@@ -165,7 +167,8 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
         raise InputFormatError(
             f"{source}:{line + first_line - 1}: expected {what}, got '{_excerpt(buf, offset)}'")
     data, indices, indptr, labels, qids, cstart, cend, max_index, qid_lines = arrays
-    _warn_mixed_qid(source, first_line, labels.shape[0], *qid_lines)
+    if warn_mixed_qid:
+        _warn_mixed_qid(source, first_line, labels.shape[0], *qid_lines)
     if labels.shape[0] == 0 and not allow_empty:
         last_line = line - 1 if line > 1 and buf.endswith(b"\n") else line
         raise InputFormatError(
@@ -196,7 +199,7 @@ def _warn_mixed_qid(source, first_line, n_rows, no_qid_rows, no_qid_line, qid_li
 
 
 def load_svmlight(path, n_features=None, ignore_extra_features=False, return_comments=False,
-                  max_index=None):
+                  max_index=None, warn_mixed_qid=True):
     """Load an SVMlight / SVM-rank data file.
 
     Each example line is ``label [qid:N] [sid:N] [cost:F] idx:val ... [# comment]``
@@ -220,6 +223,10 @@ def load_svmlight(path, n_features=None, ignore_extra_features=False, return_com
     max_index : int, optional
         Without ``n_features``: a feature index above this is an error naming its line
         (the console learners pass ``svmrank._validation.MAX_TRAIN_FEATURES``).
+    warn_mixed_qid : bool
+        Warn, naming the first such line, when some example lines have no ``qid:``
+        while others have one (they become query 0). Turn it off for data whose qid
+        is not used, such as multiclass data.
 
     Returns
     -------
@@ -240,18 +247,20 @@ def load_svmlight(path, n_features=None, ignore_extra_features=False, return_com
         or when the file holds no example.
     """
     X, y, qid, comments, _ = _load(path, n_features, ignore_extra_features, return_comments,
-                                   max_index)
+                                   max_index, warn_mixed_qid)
     return (X, y, qid, comments) if return_comments else (X, y, qid)
 
 
-def load_svmlight_with_lines(path, n_features=None, ignore_extra_features=False, max_index=None):
+def load_svmlight_with_lines(path, n_features=None, ignore_extra_features=False, max_index=None,
+                             warn_mixed_qid=True):
     """:func:`load_svmlight` with comments, plus the 1-based file line of every example
     (int64 array), for messages about rows. The file is read once (it may be a pipe)."""
-    X, y, qid, comments, buf = _load(path, n_features, ignore_extra_features, True, max_index)
+    X, y, qid, comments, buf = _load(path, n_features, ignore_extra_features, True, max_index,
+                                     warn_mixed_qid)
     return X, y, qid, comments, example_lines(buf)
 
 
-def _load(path, n_features, ignore_extra_features, return_comments, max_index):
+def _load(path, n_features, ignore_extra_features, return_comments, max_index, warn_mixed_qid):
     source = os.fspath(path)
     with open(path, "rb") as fh:
         buf = fh.read()
@@ -259,7 +268,7 @@ def _load(path, n_features, ignore_extra_features, return_comments, max_index):
                                                return_comments,
                                                extra_hint=" (n_features; pass ignore_extra_features=True "
                                                           "to drop larger indices)",
-                                               max_index=max_index)
+                                               max_index=max_index, warn_mixed_qid=warn_mixed_qid)
     return X, y, qid, comments, buf
 
 
