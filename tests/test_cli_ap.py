@@ -11,6 +11,8 @@ import pytest
 from svmrank.cli import ap_classify, ap_learn
 from svmrank.datasets import write_ranking_examples
 from svmrank.io.model_file import read_model
+from svmrank.io.svmlight import load_svmlight
+from svmrank.metrics import ndcg
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -247,6 +249,11 @@ def test_classify_reports_what_would_go_unseen(data, tmp_path, capsys):
                            re.M).group(1))
     ap = float(re.search(r"^MAP: (\S+)$", out, re.M).group(1))
     assert loss == pytest.approx(100 * (1 - ap), abs=1e-3)
+    # NDCG@10 over the queries, from the written scores
+    X, y, qid = load_svmlight(test)
+    scores = np.loadtxt(pred)
+    at10 = np.mean([ndcg(y[qid == q], scores[qid == q], k=10) for q in np.unique(qid)])
+    assert float(re.search(r"^NDCG@10: (\S+)$", out, re.M).group(1)) == pytest.approx(at10, abs=1e-4)
     # %.8f of very small scores ties what the model does not
     assert ap_learn.main(["-v", "0", "-c", "1e-7", str(train), str(model)]) == 0
     assert ap_classify.main(["-v", "0", str(test), str(model), str(pred)]) == 0
@@ -470,7 +477,7 @@ def test_summary_scores_only_queries_with_both_kinds(data, tmp_path, capsys):
     out1 = capsys.readouterr().out
     value = lambda text, key: [ln for ln in text.splitlines()
                                if ln.startswith(key)][0].split(":", 1)[1].split()[0]
-    for key, key1 in (("MAP:", "AP:"), ("NDCG:", "NDCG:"), ("ROCArea:", "ROCArea:"),
+    for key, key1 in (("MAP:", "AP:"), ("NDCG:", "NDCG:"), ("NDCG@10:", "NDCG@10:"), ("ROCArea:", "ROCArea:"),
                       ("Average loss", "Average loss")):
         assert value(out, key) == value(out1, key1)
     assert err.count("warning") == 1 and "2 of 3 queries" in err

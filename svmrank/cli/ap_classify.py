@@ -134,7 +134,7 @@ def summary(y, scores, qid, loss, runtime):
     example (the others are counted in one warning, as in training). The loss is the
     rank loss the model was trained on (binary relevance for NDCG; no loss line for a
     model of another tool or one trained on the error rate, which the zero/one line
-    reports); the NDCG line uses graded gains 2^label - 1."""
+    reports); the NDCG lines use graded gains 2^label - 1."""
     relevant = y > 0
     correct = int(((scores > 0) == relevant).sum())
     n = len(y)
@@ -165,6 +165,7 @@ def summary(y, scores, qid, loss, runtime):
         f"Relevant (label > 0): {int(relevant.sum())}, non-relevant: {int((~relevant).sum())}",
         f"{'AP' if qid is None else 'MAP'}: {mean(average_precision):.4f}",
         f"NDCG: {mean(ndcg):.4f}",
+        f"NDCG@10: {mean(lambda labels, s: ndcg(labels, s, k=10)):.4f}",
         f"ROCArea: {mean(roc_auc):.4f}",
     ]
     return "\n".join(lines)
