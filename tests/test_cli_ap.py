@@ -521,6 +521,7 @@ def test_a_closed_stdout_only_silences_the_output(data, tmp_path):
     proc.stdout.close()
     assert proc.wait(timeout=120) == 0, proc.stderr.read()
     assert proc.stderr.read() == b""
+    proc.stderr.close()
     assert read_model(model).w.size == 40
     model.unlink()  # started with stdout closed (sys.stdout is None): as before, no error
     proc = subprocess.run([sys.executable, "-m", "svmrank.cli.ap_learn", "-c", "10", str(train),

@@ -29,7 +29,7 @@ def small_bag_problems(draw, max_bags=5, max_size=3):
     return X, np.repeat(np.arange(n_bags), sizes), np.where(labels, 1.0, -1.0), w, seed
 
 
-def setup(X, bag_ids, labels, known=None):
+def checked_bags(X, bag_ids, labels, known=None):
     bags = check_bags(bag_ids, X.shape[0])
     return bags, check_bag_labels(labels, bags), check_known(known, bags)
 
@@ -54,7 +54,7 @@ def test_prop3_negative_argmax_solves_the_joint_inference(problem):
     inference after each negative bag's argmax (Prop. 3), for a random imputation of
     the positives."""
     X, bag_ids, labels, w, seed = problem
-    bags, lab, known = setup(X, bag_ids, labels)
+    bags, lab, known = checked_bags(X, bag_ids, labels)
     prob = LatentAPProblem(X, bags, lab, known, lai="greedy")
     prob.set_state(prob.random_state(np.random.default_rng(seed)))
     rows, coef, loss, objective = prob.inference(X @ w)
@@ -80,7 +80,7 @@ def test_prop2_argmax_imputation_minimises_the_slack(problem):
     """Problem (9): the slack max_{R,H_N} Δ + w·Ψ(R,H) − w·Ψ(R*,H) is smallest when every
     positive bag takes its argmax candidate (Prop. 2)."""
     X, bag_ids, labels, w, _ = problem
-    bags, lab, known = setup(X, bag_ids, labels)
+    bags, lab, known = checked_bags(X, bag_ids, labels)
     prob = LatentAPProblem(X, bags, lab, known)
     rel = lab > 0
 
@@ -99,7 +99,7 @@ def test_prop2_argmax_imputation_minimises_the_slack(problem):
 @given(small_bag_problems())
 def test_joint_feature_dot_w_is_the_score(problem):
     X, bag_ids, labels, w, seed = problem
-    bags, lab, known = setup(X, bag_ids, labels)
+    bags, lab, known = checked_bags(X, bag_ids, labels)
     rng = np.random.default_rng(seed)
     for cls in (LatentAPProblem, LatentSSVMProblem):
         prob = cls(X, bags, lab, known)
@@ -121,7 +121,7 @@ def test_latent_ssvm_alternation_bounds(problem):
     """The alternation's value lies between its start (every bag at its argmax) and the
     exact joint maximum over (R, H) by enumeration; it is a fixed point of both steps."""
     X, bag_ids, labels, w, _ = problem
-    bags, lab, known = setup(X, bag_ids, labels)
+    bags, lab, known = checked_bags(X, bag_ids, labels)
     prob = LatentSSVMProblem(X, bags, lab, known)
     rows, coef, loss, objective = prob.inference(X @ w)
     s = X @ w
@@ -148,7 +148,7 @@ def test_latent_ssvm_sees_a_violation_its_argmax_start_misses():
     X = np.array([[0.284], [1.042], [0.585], [-0.178], [0.996]])
     w = np.array([1.0])
     s = X @ w
-    bags, lab, _ = setup(X, np.array([0, 0, 1, 2, 2]), np.array([1.0, -1.0, -1.0]))
+    bags, lab, _ = checked_bags(X, np.array([0, 0, 1, 2, 2]), np.array([1.0, -1.0, -1.0]))
     prob = LatentSSVMProblem(X, bags, lab)
     argmax_only = prob.inference(s)[3]  # no state yet: the argmax start alone
     prob.set_state(prob.impute(w))
@@ -163,7 +163,7 @@ def test_latent_ssvm_sees_a_violation_its_argmax_start_misses():
 
 def test_latent_ssvm_imputes_positive_max_and_negative_min():
     X = np.array([[1.0], [3.0], [2.0], [5.0], [-1.0]])
-    bags, lab, known = setup(X, [0, 0, 1, 1, 1], [1, 1, -1, -1, -1])
+    bags, lab, known = checked_bags(X, [0, 0, 1, 1, 1], [1, 1, -1, -1, -1])
     prob = LatentSSVMProblem(X, bags, lab, known)
     np.testing.assert_array_equal(prob.impute(np.array([1.0])), [1, 4])
     prob_ap = LatentAPProblem(X, bags, lab, known)
@@ -173,7 +173,7 @@ def test_latent_ssvm_imputes_positive_max_and_negative_min():
 def test_known_candidates_stay_fixed_in_every_problem():
     X, y, bag_ids, known_mask = make_bags(n_bags=30, bag_size=(2, 4), supervision=0.5,
                                           random_state=1)
-    bags, lab, known = setup(X, bag_ids, y, known_mask)
+    bags, lab, known = checked_bags(X, bag_ids, y, known_mask)
     rng = np.random.default_rng(0)
     has = known >= 0
     for cls in (LatentAPProblem, LatentSSVMProblem, LatentBinaryProblem):
@@ -215,7 +215,7 @@ def reference_hinge(prob, w):
 @given(small_bag_problems(), st.floats(0.1, 5.0), st.sampled_from([0.0, 0.3, 0.6, 0.9]))
 def test_latent_svm_slack_is_the_weighted_hinge(problem, J, c):
     X, bag_ids, labels, w, seed = problem
-    bags, lab, known = setup(X, bag_ids, labels)
+    bags, lab, known = checked_bags(X, bag_ids, labels)
     prob = LatentBinaryProblem(X, bags, lab, known, J=J, c=c)
     w = np.r_[w, 0.3]  # bias weight
     prob.set_state(prob.impute(np.random.default_rng(seed).normal(size=prob.n_features)))
@@ -470,7 +470,7 @@ def test_problems_validate_known_rows_and_states():
     """The problems handed known rows and states to the unchecked kernels: a row of
     another bag was used as is, one beyond X crashed the process."""
     X = np.array([[1.0], [2.0], [0.5]])
-    bags, lab, _ = setup(X, np.array([1, 1, 2]), np.array([1.0, -1.0]))
+    bags, lab, _ = checked_bags(X, np.array([1, 1, 2]), np.array([1.0, -1.0]))
     for known in (np.array([2, -1]), np.array([10**8, -1])):
         with pytest.raises(ValueError, match="^known: bag 1 marks row"):
             LatentAPProblem(X, bags, lab, known=known)

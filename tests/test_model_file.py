@@ -333,7 +333,8 @@ def test_model_cut_inside_its_metadata_is_an_error(tmp_path):
                  np.eye(3), np.array([10.0, 20.0, 30.0]), 5)), read_multiclass_model)]
     for write, read in cases:
         write()
-        full = open(path, "rb").read()
+        with open(path, "rb") as fh:
+            full = fh.read()
         read(path)
         for cut in range(1, len(full) - full.rindex(b"#") + 1):  # up to and with '#'
             with open(path, "wb") as fh:

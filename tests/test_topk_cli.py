@@ -99,7 +99,7 @@ def test_round_trip_matches_estimator(data, capsys):
 def test_qid_is_ignored_without_a_warning(data, capsys):
     tmp, X, y = data  # (SVM-multiclass ignores qid; a mix of lines with and without is fine)
     for name, rows in [("train.dat", slice(0, 80)), ("test.dat", slice(80, 120))]:
-        lines = open(write_data(tmp / name, X[rows], y[rows] + 1)).read().splitlines(True)
+        lines = Path(write_data(tmp / name, X[rows], y[rows] + 1)).read_text().splitlines(True)
         lines[1] = lines[1].replace(" 1:", " qid:4 1:", 1)
         (tmp / name).write_text("".join(lines))
     assert learn(["-c", 10, tmp / "train.dat", tmp / "model"]) == 0

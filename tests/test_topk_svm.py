@@ -39,7 +39,7 @@ def test_k1_reaches_linearsvc_crammer_singer_optimum(C, sparse):
     X, y = blobs(120, 8, 5, seed=3, spread=2.0)
     Xf = sp.csr_matrix(X) if sparse else X
     ref = svm.LinearSVC(C=C, multi_class="crammer_singer", fit_intercept=False, tol=1e-10,
-                        max_iter=200000).fit(Xf, y)
+                        max_iter=200000, random_state=0).fit(Xf, y)
     ours = TopKSVM(k=1, C=C, epsilon=1e-9, max_epoch=20000, random_state=0).fit(Xf, y)
     p_ref = objective(ref.coef_, X, y, C)
     p_ours = objective(ours.coef_, X, y, C)
