@@ -101,6 +101,7 @@ def test_qid_is_ignored_without_a_warning(data, capsys):
     for name, rows in [("train.dat", slice(0, 80)), ("test.dat", slice(80, 120))]:
         lines = Path(write_data(tmp / name, X[rows], y[rows] + 1)).read_text().splitlines(True)
         lines[1] = lines[1].replace(" 1:", " qid:4 1:", 1)
+        assert "qid:4" in lines[1]
         (tmp / name).write_text("".join(lines))
     assert learn(["-c", 10, tmp / "train.dat", tmp / "model"]) == 0
     assert classify([tmp / "test.dat", tmp / "model", tmp / "pred"]) == 0
