@@ -441,8 +441,9 @@ cdef int _tk_bucket_root(const double* v, Py_ssize_t nv, Py_ssize_t n, double tl
     h = d / q
     invh = q / d
     # 0 < y*invh <= span*q (up to rounding): converted to an integer only when that
-    # is safely in range, then clamped as an integer (a select, not a branch)
-    if not (h > 0.0 and span * q < 1e9):
+    # is safely in range, then clamped as an integer (a select, not a branch); a
+    # subnormal width d makes invh infinite, and casting inf to an integer is undefined
+    if not (h > 0.0 and invh < 1e300 and span * q < 1e9):
         return 2
     for j in range(nb):
         bc[j] = 0

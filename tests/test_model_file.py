@@ -355,3 +355,34 @@ def test_writers_refuse_a_training_count_their_readers_refuse(tmp_path):
     write_model(path, LinearModel(np.ones(1), 0.0, {"n_train": "9" * 18}))
     assert read_model(path).metadata["n_train"] == "9" * 18
     assert not any(p.name.startswith(".tmp") for p in tmp_path.iterdir())
+
+
+def test_long_digit_runs_are_refused_in_linear_time(tmp_path):
+    """The decimal patterns once backtracked quadratically: a header value (or an option
+    value) of 100,000 digits and a letter took minutes to refuse. Run in a
+    subprocess, since a regular expression cannot be interrupted in-process."""
+    import subprocess
+    import sys
+    digits = "1" * 100_000 + "x"
+    linear = str(tmp_path / "linear")
+    with open(linear, "w") as fh:
+        fh.write(SVM_RANK_MODEL.replace("1 # kernel parameter -g", digits + " # kernel parameter -g"))
+    from svmrank.io.multiclass_model import MulticlassModel, write_multiclass_model
+    multi = str(tmp_path / "multi")
+    write_multiclass_model(multi, MulticlassModel(np.eye(2), np.array([10.0, 20.0]), 5))
+    with open(multi) as fh:
+        text = fh.read()
+    with open(multi, "w") as fh:
+        fh.write(text.replace("classes=10,20", f"classes=10,{digits}"))
+    code = ("import sys\nfrom svmrank.exceptions import InputFormatError\n"
+            "from svmrank.io import read_model\n"
+            "from svmrank.io.multiclass_model import read_multiclass_model\n"
+            "for read, path in ((read_model, sys.argv[1]), (read_multiclass_model, sys.argv[2])):\n"
+            "    try:\n        read(path)\n    except InputFormatError as exc:\n"
+            "        print(str(exc).split(' expected ')[0])\n"
+            "from svmrank.cli.common import strict_float\n"
+            "try:\n    strict_float(sys.argv[3])\nexcept ValueError:\n    print('option')\n")
+    done = subprocess.run([sys.executable, "-c", code, linear, multi, digits], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"{linear}:4:", f"{multi}:{text.count(chr(10))}:", "option"]

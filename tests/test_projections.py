@@ -633,3 +633,25 @@ def test_budgets_and_bounds_far_from_the_entries():
     x = project_knapsack([1e300, 0.0], 0.0, [1e-300, 1e300], 1.0)
     assert x[0] <= 1e-300 and x[1] == 1.0
     assert project_knapsack([1e300, 0.0], 0.0, 1e-300, 1e-300).max() <= 1e-300
+
+
+def test_entries_near_the_largest_double_beside_small_ones():
+    """Scaled to max|a| ~ 1, entries of 1 beside -1e308 became subnormal, with a box
+    width of 2**-1024; the bucket root then cast an infinite bucket index to an integer
+    (undefined behaviour, found by UBSan) and put every value in bucket 0: the sum came
+    out 96.4 instead of r = 50. The kernel now declines such a width (the sorted
+    root takes over)."""
+    a = np.r_[np.full(200, -1e308), np.ones(100)]
+    expected = np.r_[np.zeros(200), np.full(100, 0.5)]
+    close(project_knapsack(a, 0.0, 1.0, 50.0), expected, expected, tol=1e-14)
+    close(project_knapsack(a, np.zeros(300), np.ones(300), 50.0), expected, expected, tol=1e-14)
+    expected = np.r_[np.zeros(200), np.full(100, 0.05)]
+    for project in (project_topk_simplex, project_topk_box):
+        close(project(a, 10, 5.0), expected, expected, tol=1e-14)
+    # the kernel itself, given the subnormal width: it declines (2) or is right
+    u = 2.0 ** -1024
+    a = np.r_[np.full(200, -0.5), np.full(100, u)]
+    for tl in (0.0, 0.25 * u, -u):
+        status, t, _ = _topk_fast._bucket_root(a, tl, 0.0, u, 50 * u)
+        assert status == 2 or np.clip(a - t, 0.0, u).sum() == 50 * u
+    assert _topk_fast.knapsack(a, 0.0, u, 50 * u).sum() == 50 * u

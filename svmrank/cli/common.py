@@ -18,7 +18,7 @@ class CLIError(Exception):
 
 # the numbers C's atof/atol read the same way: Python's float() and int() also take
 # 1_000 and non-ASCII digits, which SVM-struct would read as another number
-_FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|infinity|nan)",
+_FLOAT = re.compile(r"[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|infinity|nan)",
                     re.ASCII | re.IGNORECASE)
 _INT = re.compile(r"[+-]?\d+", re.ASCII)
 
