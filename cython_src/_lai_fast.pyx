@@ -458,7 +458,7 @@ cdef void opt_ranks_multiway(Ctx* c, Item* src, Item* dst, unsigned char* bid,
             b -= 1
         sp[i] = x
         ns += 1
-    for t in range(ns, WAYS - 1):  # sentinels after everything
+    for t in range(ns, WAYS):  # sentinels after everything (the scatter reads sp[ns])
         sp[t].s = -INFINITY
         sp[t].idx = PY_SSIZE_T_MAX
     # classify: bucket = number of pivots preceding the element (a pivot is in its own)
