@@ -40,7 +40,8 @@ READABLE_VERSIONS = ("V6.20", "V6.01", "V6.02")
 N_TRAIN_KEY = "n_train"
 
 _INT = re.compile(r"[+-]?[0-9]+")
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")  # (unambiguous: linear on long digit runs)
+# (unambiguous, so refusing a long digit run takes linear time, not quadratic)
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _FORBIDDEN = re.compile("[\\s#\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # (control, lone surrogate)
 _KERNELS = {1: "polynomial", 2: "RBF", 3: "sigmoid", 4: "custom"}
 
