@@ -464,8 +464,7 @@ def max_marginals(unary, edges, weights, return_labellings=False):
     cheap when forcing a node changes few other labels; when the pairwise weights
     dominate the unaries, forcing one node drags large parts of the graph with it,
     each of the n cuts then re-routes flow through most of the graph, and the time
-    grows far faster than n + E (random graphs of E = 5n edges weighing 1000 times the
-    unaries: about tenfold per doubling of n, from n = 250 to 1000).
+    grows far faster than n + E.
     """
     if not return_labellings:
         cut = _Cut(*_check_problem(unary, edges, weights))
