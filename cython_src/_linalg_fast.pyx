@@ -52,25 +52,42 @@ cdef int threads_for(Py_ssize_t nnz, int n_threads) noexcept nogil:
 
 
 def csr_matvec(const int[::1] indptr, const int[::1] indices, const double[::1] data,
-               const double[::1] w, double[::1] out, int n_threads=0):
-    """out = X w for CSR X (``out`` has one entry per row). n_threads = 0: all cores
-    for a large X, one for a small one."""
-    cdef Py_ssize_t i, k, end, n = out.shape[0]
+               const double[::1] w, double[::1] out, int n_threads=0,
+               const int[::1] rows=None):
+    """out = X w for CSR X; ``data`` None means every stored value is 1 (a 0/1 matrix,
+    read from its indices alone). With ``rows`` (one per row of X, distinct, in
+    [0, len(out))), row i of X is row rows[i] of the product: out[rows[i]] = X_i w, the
+    layout of a matrix stored with its rows sorted by length (see
+    svmrank.problems._products). n_threads = 0: all cores for a large X, one for a
+    small one."""
+    cdef Py_ssize_t i, k, end, n = indptr.shape[0] - 1
     cdef double s0, s1
     cdef int t = threads_for(indices.shape[0], n_threads)
+    cdef bint permuted = rows is not None, ones = data is None
     with nogil:
         for i in prange(n, num_threads=t, schedule="static"):
             s0 = 0.0
             s1 = 0.0
             k = indptr[i]
             end = indptr[i + 1]
-            while k + 1 < end:  # two sums: the additions of a row overlap
-                s0 = s0 + data[k] * w[indices[k]]
-                s1 = s1 + data[k + 1] * w[indices[k + 1]]
-                k = k + 2
-            if k < end:
-                s0 = s0 + data[k] * w[indices[k]]
-            out[i] = s0 + s1
+            if ones:
+                while k + 1 < end:  # two sums: the additions of a row overlap
+                    s0 = s0 + w[indices[k]]
+                    s1 = s1 + w[indices[k + 1]]
+                    k = k + 2
+                if k < end:
+                    s0 = s0 + w[indices[k]]
+            else:
+                while k + 1 < end:
+                    s0 = s0 + data[k] * w[indices[k]]
+                    s1 = s1 + data[k + 1] * w[indices[k + 1]]
+                    k = k + 2
+                if k < end:
+                    s0 = s0 + data[k] * w[indices[k]]
+            if permuted:
+                out[rows[i]] = s0 + s1
+            else:
+                out[i] = s0 + s1
 
 
 cdef void rmatvec_rows(const int* indptr, const int* indices, const double* data,

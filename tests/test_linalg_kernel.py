@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from svmrank import _linalg_fast
 from svmrank._validation import check_matrix
-from svmrank.problems._products import matrix_product, transpose_product
+from svmrank.problems._products import (SPARSE_D_FRACTION, SparseProducts, matrix_product,
+                                       transpose_product)
 
 
 def _random_csr(rng, n, d, density, scale):
@@ -64,6 +65,17 @@ def test_large_products_do_not_depend_on_the_thread_count():
     np.testing.assert_array_equal(transpose_product(X, v), outs[0])  # automatic: blocked too
     _close(outs[0], X.T @ v, X, v)
     _close(scores[0], X @ w, X, w)
+    products = SparseProducts(X)  # the stored copies: each row and column one thread's
+    for M, x in ((products._by_rows, w), (products._by_cols, v)):
+        got = []
+        for threads in (1, 2, 3):
+            out = np.empty(M.n_rows)
+            _linalg_fast.csr_matvec(M.indptr, M.indices, M.data, x, out, threads, rows=M.rows)
+            got.append(out)
+        np.testing.assert_array_equal(got[1], got[0])
+        np.testing.assert_array_equal(got[2], got[0])
+    _close(products.matvec(w), X @ w, X, w)
+    _close(products.rmatvec(v), X.T @ v, X, v)
 
 
 def test_empty_shapes():
@@ -118,3 +130,72 @@ def test_a_forked_child_runs_the_products():
     assert scores is not None, "the forked child hung in a product"
     np.testing.assert_array_equal(scores, expected)
     np.testing.assert_array_equal(joint, expected_t)  # serial, and the same blocks
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), d=st.integers(1, 30),
+       density=st.sampled_from([0.0, 0.1, 0.5, 1.0]), d_density=st.sampled_from([0.0, 0.2, 0.3, 1.0]),
+       values=st.sampled_from(["ones", "normal", "huge", "tiny"]), threads=st.sampled_from([0, 1, 2, 3]))
+def test_sparse_products_match_scipy(seed, n, d, density, d_density, values, threads):
+    """SparseProducts (rows stored by length, Xᵀ for Xᵀd, a 0/1 matrix read from its
+    indices) against scipy on random matrices with empty rows and columns and rows of
+    every length, d of every density (both sides of the sparse-d switch)."""
+    rng = np.random.default_rng(seed)
+    dense = rng.normal(size=(n, d)) * (rng.random((n, d)) < density * rng.random((n, 1)))
+    dense *= {"ones": 0.0, "normal": 1.0, "huge": 1e150, "tiny": 1e-300}[values]
+    if values == "ones":
+        dense = (rng.random((n, d)) < density).astype(float)
+    X = check_matrix(sp.csr_matrix(dense))
+    products = SparseProducts(X)
+    if values == "ones":
+        assert products._by_rows.data is None and products._by_cols.data is None
+    elif X.nnz:
+        assert products._by_rows.data is not None
+    w = rng.normal(size=d)
+    v = rng.normal(size=n) * (rng.random(n) < d_density)
+    _close(products.matvec(w), X @ w, X, w)
+    _close(products.rmatvec(v), np.asarray(X.T @ v).ravel(), X, v)
+    M = products._by_rows  # the kernel on the stored copy, on a given thread count
+    out = np.full(n, np.nan)
+    _linalg_fast.csr_matvec(M.indptr, M.indices, M.data, w, out, threads, rows=M.rows)
+    _close(out, X @ w, X, w)
+
+
+def test_sparse_products_rows_by_length_and_switch():
+    """The stored copy is in order of row length and maps back to X's rows; Xᵀd takes
+    the scatter over X's non-zero rows at or below SPARSE_D_FRACTION, the gather above."""
+    X = check_matrix(sp.csr_matrix(np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [0.0, 5.0, 0.0],
+                                             [4.0, 0.0, 6.0]])))
+    products = SparseProducts(X)
+    M = products._by_rows
+    np.testing.assert_array_equal(np.diff(M.indptr), [0, 1, 2, 3])
+    np.testing.assert_array_equal(M.rows, [1, 2, 3, 0])
+    calls = []
+    original = _linalg_fast.csr_rmatvec
+    try:
+        _linalg_fast.csr_rmatvec = lambda *a, **k: (calls.append(1), original(*a, **k))
+        v_sparse = np.array([1.0, 0.0, 0.0, 0.0])  # 1 of 4 non-zero: 0.25 <= 0.3
+        np.testing.assert_array_equal(products.rmatvec(v_sparse), [1.0, 2.0, 3.0])
+        assert calls
+        calls.clear()
+        v_dense = np.array([1.0, 1.0, -1.0, 0.0])
+        np.testing.assert_array_equal(products.rmatvec(v_dense), [1.0, -3.0, 3.0])
+        assert not calls
+    finally:
+        _linalg_fast.csr_rmatvec = original
+    assert SPARSE_D_FRACTION == 0.3
+
+
+def test_sparse_products_empty_shapes():
+    for n, d in ((0, 3), (4, 0), (0, 0)):
+        products = SparseProducts(sp.csr_matrix((n, d)))
+        np.testing.assert_array_equal(products.matvec(np.ones(d)), np.zeros(n))
+        np.testing.assert_array_equal(products.rmatvec(np.ones(n)), np.zeros(d))
+
+
+def test_sparse_products_int64_indices_fall_back_to_scipy():
+    X = sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]))
+    X.indices, X.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    products = SparseProducts(X)
+    np.testing.assert_array_equal(products.matvec(np.array([1.0, 2.0, -1.0])), [-1.0, 6.0])
+    np.testing.assert_array_equal(products.rmatvec(np.array([2.0, -1.0])), [2.0, -3.0, 4.0])

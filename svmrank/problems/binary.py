@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_matrix, check_vector
-from ._products import matrix_product, transpose_product
+from ._products import SparseProducts
 
 
 def add_bias_column(X, bias):
@@ -35,12 +35,13 @@ class BinaryProblem:
         X = check_matrix(X)
         y = check_vector(y, "y", n=X.shape[0])
         self.X = add_bias_column(X, bias)
+        self._products = SparseProducts(self.X)
         self.sign = np.where(y > 0, 1.0, -1.0)
         self.n_features = self.X.shape[1]
 
     def scores(self, w):
         """Scores X w (bias column included)."""
-        return matrix_product(self.X, w)
+        return self._products.matvec(w)
 
     def violation_at_scores(self, scores):
         """Error rate of the most violated labelling and d with g = Xᵀ d."""
@@ -50,7 +51,7 @@ class BinaryProblem:
 
     def joint_feature(self, d):
         """Xᵀ d (d is non-zero only on the margin violators)."""
-        return transpose_product(self.X, d)
+        return self._products.rmatvec(d)
 
     def most_violated(self, w):
         """Error rate and Ψ(y) − Ψ(ŷ) of the most violated labelling at w."""

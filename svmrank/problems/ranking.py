@@ -10,7 +10,7 @@ import numpy as np
 from .._validation import check_matrix, check_vector, query_segments
 from ..inference import _lai_queries, check_method, true_coef
 from ..losses import get_loss
-from ._products import matrix_product, transpose_product
+from ._products import SparseProducts
 
 
 class RankingProblem:
@@ -49,6 +49,7 @@ class RankingProblem:
         keep = np.concatenate([order[a:b] for a, b, u in zip(offsets[:-1], offsets[1:], usable) if u])
         self.rows = keep
         self.X = X[keep]
+        self._products = SparseProducts(self.X)
         self.relevant = y[keep] > 0
         self.offsets = np.concatenate([[0], np.cumsum(sizes[usable])]).astype(np.int64)
         self.n_queries = int(usable.sum())
@@ -59,7 +60,7 @@ class RankingProblem:
 
     def scores(self, w):
         """Scores X w of the kept rows (the problem is linear in them)."""
-        return matrix_product(self.X, w)
+        return self._products.matvec(w)
 
     def violation_at_scores(self, scores):
         """Averaged loss Δ̄ and coefficient difference d = (coef(R*) − coef(R̄)) / |Q| of
@@ -69,9 +70,9 @@ class RankingProblem:
         return float(losses.mean()), (self._coef_true - coef) / self.n_queries
 
     def joint_feature(self, d):
-        """Xᵀ d over the rows where d is non-zero (once w is good, most negatives keep
-        their ground-truth coefficient and d is sparse)."""
-        return transpose_product(self.X, d)
+        """Xᵀ d (over the rows where d is non-zero when few are: a negative that keeps
+        its ground-truth coefficient has d = 0)."""
+        return self._products.rmatvec(d)
 
     def most_violated(self, w):
         """Averaged loss and joint-feature difference Ψ(R*) − Ψ(R̄) of the most
