@@ -1,14 +1,16 @@
 # Sparse products of the cutting-plane problems, on every core when the matrix is large
 # (OpenMP; without it the loops run serially). X w gives each row to one thread, so its
-# result does not depend on the thread count. X^T d reads only the rows whose d_i is
-# non-zero (once w is good most samples keep their ground-truth coefficient) and sums
+# result does not depend on the thread count; it also takes a matrix stored with its
+# rows in another order (rows sorted by length, whose loops the CPU predicts) and a 0/1
+# matrix without its values. X^T d reads only the rows whose d_i is non-zero and sums
 # them in CHUNKS fixed blocks of rows, each into its own copy of the output, added in
-# block order at the end: the same result on any number of threads.
-# Reference: scipy's X @ w and X.T @ d (tests/test_linalg_kernel.py).
+# block order at the end: the same result on any number of threads (for a dense d the
+# problems multiply X^T, stored by rows, instead: svmrank/problems/_products.py).
+# Reference: scipy's X @ w, X.T @ d and X[rows] (tests/test_linalg_kernel.py).
 import os
 
 from cython.parallel cimport prange
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 
 cdef extern from *:
     """
@@ -130,3 +132,32 @@ def csr_rmatvec(const int[::1] indptr, const int[::1] indices, const double[::1]
             for f in range(m):
                 out[f] += acc[c * m + f]
     free(acc)
+
+
+def csr_take_rows(const int[::1] indptr, const int[::1] indices, const double[::1] data,
+                  const int[::1] rows, int[::1] out_indptr, int[::1] out_indices,
+                  double[::1] out_data):
+    """The rows ``rows`` (a permutation of X's rows) of CSR X, as CSR (out_indptr has
+    len(rows) + 1 entries; out_data may be None to copy the pattern only). X is read in
+    its own order and each row written to its place: a handful of sequential write
+    streams when rows are sorted by length, where reading X in the new order would wait
+    on memory at every row."""
+    cdef Py_ssize_t i, r, k, n = rows.shape[0], dst
+    cdef bint values = out_data is not None
+    cdef int* start = <int*> malloc(max(n, 1) * sizeof(int))
+    if start == NULL:
+        raise MemoryError()
+    with nogil:
+        out_indptr[0] = 0
+        for i in range(n):
+            r = rows[i]
+            out_indptr[i + 1] = out_indptr[i] + (indptr[r + 1] - indptr[r])
+            start[r] = out_indptr[i]
+        for r in range(n):
+            dst = start[r]
+            for k in range(indptr[r], indptr[r + 1]):
+                out_indices[dst] = indices[k]
+                if values:
+                    out_data[dst] = data[k]
+                dst += 1
+    free(start)

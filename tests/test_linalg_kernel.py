@@ -155,6 +155,13 @@ def test_sparse_products_match_scipy(seed, n, d, density, d_density, values, thr
     v = rng.normal(size=n) * (rng.random(n) < d_density)
     _close(products.matvec(w), X @ w, X, w)
     _close(products.rmatvec(v), np.asarray(X.T @ v).ravel(), X, v)
+    for M, A in ((products._by_rows, X), (products._by_cols, X.T.tocsr())):
+        assert np.all(np.diff(np.diff(M.indptr)) >= 0)  # rows by length, X's order within
+        np.testing.assert_array_equal(M.rows, np.argsort(np.diff(A.indptr), kind="stable"))
+        copy = A[M.rows]
+        np.testing.assert_array_equal(M.indptr, copy.indptr)
+        np.testing.assert_array_equal(M.indices, copy.indices)
+        np.testing.assert_array_equal(np.ones(A.nnz) if M.data is None else M.data, copy.data)
     M = products._by_rows  # the kernel on the stored copy, on a given thread count
     out = np.full(n, np.nan)
     _linalg_fast.csr_matvec(M.indptr, M.indices, M.data, w, out, threads, rows=M.rows)
@@ -170,6 +177,10 @@ def test_sparse_products_rows_by_length_and_switch():
     M = products._by_rows
     np.testing.assert_array_equal(np.diff(M.indptr), [0, 1, 2, 3])
     np.testing.assert_array_equal(M.rows, [1, 2, 3, 0])
+    expected = X[M.rows]  # the kernel's copy is scipy's row selection
+    np.testing.assert_array_equal(M.indptr, expected.indptr)
+    np.testing.assert_array_equal(M.indices, expected.indices)
+    np.testing.assert_array_equal(M.data, expected.data)
     calls = []
     original = _linalg_fast.csr_rmatvec
     try:

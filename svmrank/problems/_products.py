@@ -8,6 +8,9 @@ from .. import _linalg_fast
 # fraction of d is non-zero; above it the gather over Xᵀ is faster (the two broke even
 # near 0.3 on w8a and MQ2008 here)
 SPARSE_D_FRACTION = 0.3
+# SparseProducts copies X twice (12 bytes a stored value each, 8 for a 0/1 matrix) up to
+# this many stored values: 0.8 GB a copy
+COPY_MAX_NNZ = 1 << 26
 
 
 def _int32(X):
@@ -41,11 +44,16 @@ class _RowsByLength:
 
     def __init__(self, X):
         self.n_rows = X.shape[0]
-        self.rows = np.argsort(np.diff(X.indptr), kind="stable").astype(np.int32)
-        M = X[self.rows]  # (as many stored values as X: its int32 indices fit)
-        self.indptr = M.indptr.astype(np.int32, copy=False)
-        self.indices = M.indices.astype(np.int32, copy=False)
-        self.data = None if (M.data == 1.0).all() else M.data
+        lengths = np.diff(X.indptr)
+        if lengths.size and lengths.max() < 1 << 16:
+            lengths = lengths.astype(np.uint16)  # (numpy's stable sort is a radix sort)
+        self.rows = np.argsort(lengths, kind="stable").astype(np.int32)
+        ones = bool((X.data == 1.0).all())
+        self.indptr = np.empty(self.n_rows + 1, dtype=np.int32)
+        self.indices = np.empty(X.nnz, dtype=np.int32)
+        self.data = None if ones else np.empty(X.nnz)
+        _linalg_fast.csr_take_rows(X.indptr, X.indices, X.data, self.rows, self.indptr,
+                                   self.indices, self.data)
 
     def product(self, v):
         out = np.empty(self.n_rows)
@@ -61,6 +69,7 @@ class SparseProducts:
     way, so that Xᵀd is a gather of d per stored value; the scatter over X's rows
     (``transpose_product``) adds into a few columns whose additions wait on each other.
     A d with few non-zero entries takes that scatter over its non-zero rows only.
+    Above ``COPY_MAX_NNZ`` stored values no copy is made (the products read X).
     Results do not depend on the thread count.
 
     Parameters
@@ -70,7 +79,7 @@ class SparseProducts:
 
     def __init__(self, X):
         self.X = X
-        self._fast = _int32(X)
+        self._fast = _int32(X) and X.nnz <= COPY_MAX_NNZ
         if self._fast:
             self._by_rows = _RowsByLength(X)
             Xt = X.T.tocsr()
