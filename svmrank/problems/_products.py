@@ -5,8 +5,8 @@ import numpy as np
 from .. import _linalg_fast
 
 # SparseProducts.rmatvec reads only the rows where d is non-zero while at most this
-# fraction of d is non-zero; above it the gather over Xᵀ is faster (the two broke even
-# near 0.3 on w8a and MQ2008 here)
+# fraction of d is non-zero; above it the gather over Xᵀ is faster (the two break even
+# between 0.2 and 0.35 on w8a and MQ2008: benchmarks/bench_products.py)
 SPARSE_D_FRACTION = 0.3
 # SparseProducts copies X twice (12 bytes a stored value each, 8 for a 0/1 matrix) up to
 # this many stored values: 0.8 GB a copy
