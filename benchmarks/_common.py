@@ -47,17 +47,25 @@ def cv_score(make, X, y, measure=None, n_folds=3, seed=0):
 def best_time(fn, repeat=5, min_time=0.2):
     """Best wall-clock time of one call of ``fn`` over ``repeat`` rounds; a round runs
     ``fn`` as often as needed to last ``min_time`` seconds (so fast calls are not noise)."""
-    fn()  # warm-up
-    best = np.inf
+    return interleaved_times([fn], repeat, min_time)[0]
+
+
+def interleaved_times(fns, repeat=7, min_time=0.05):
+    """:func:`best_time` of each callable, timed in turns (each round runs every one), so
+    that a slow spell of a shared machine does not fall on one of them alone."""
+    for fn in fns:
+        fn()  # warm-up
+    best = [np.inf] * len(fns)
     for _ in range(repeat):
-        n, t0 = 0, time.perf_counter()
-        while True:
-            fn()
-            n += 1
-            elapsed = time.perf_counter() - t0
-            if elapsed >= min_time:
-                break
-        best = min(best, elapsed / n)
+        for k, fn in enumerate(fns):
+            n, t0 = 0, time.perf_counter()
+            while True:
+                fn()
+                n += 1
+                elapsed = time.perf_counter() - t0
+                if elapsed >= min_time:
+                    break
+            best[k] = min(best[k], elapsed / n)
     return best
 
 

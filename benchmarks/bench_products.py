@@ -19,32 +19,12 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 import numpy as np  # noqa: E402
 
-import time  # noqa: E402
-
-from _common import machine_line, print_table, shared_file_or_exit  # noqa: E402
+from _common import interleaved_times, machine_line, print_table, shared_file_or_exit  # noqa: E402
 from svmrank.io import load_svmlight  # noqa: E402
 from svmrank.problems._products import (SPARSE_D_FRACTION, SparseProducts,  # noqa: E402
                                         matrix_product, transpose_product)
 
 FRACTIONS = [0.05, 0.1, 0.2, 0.3, 0.5, 1.0]
-
-
-def interleaved_times(variants, rounds=7, min_time=0.05):
-    """Best seconds per call of each callable, timed in turns."""
-    best = [np.inf] * len(variants)
-    for fn in variants:
-        fn()  # warm-up
-    for _ in range(rounds):
-        for k, fn in enumerate(variants):
-            n, t0 = 0, time.perf_counter()
-            while True:
-                fn()
-                n += 1
-                elapsed = time.perf_counter() - t0
-                if elapsed >= min_time:
-                    break
-            best[k] = min(best[k], elapsed / n)
-    return best
 
 
 def main():
