@@ -3,9 +3,9 @@
 Each model's C is chosen by 3-fold cross-validation (mean AP) on w8a.train; the chosen
 model is refitted on all of w8a.train, timed (best of several fits), and evaluated by
 AP on w8a.test. Prints a Markdown table with the fit-time ratio APSVM / LinearSVC, then
-where the time of APSVM's fastest fit goes (one more fit with a clock around each of the
-problem's steps: loss-augmented inference, X w, Xᵀd), each step as a ratio to
-LinearSVC's fit time.
+where APSVM's fit time goes: as many fits again with a clock around each of the
+problem's steps (loss-augmented inference, X w, Xᵀd), the fastest kept, each step as a
+ratio to LinearSVC's fit time.
 
     python benchmarks/bench_apsvm_w8a.py [--repeat 5]
 """
