@@ -72,7 +72,7 @@ def check_edges(edges, n_samples, name="edges"):
     return arr
 
 
-def _canonical(edges, n=None):
+def canonical_edges(edges, n=None):
     """Edges as (min, max) pairs, unique and sorted, plus the map from input rows
     (counting sorts in the kernel, O(n + E)). Without n the rows are renumbered first
     (order kept), so that a large row number costs no memory."""
@@ -137,7 +137,7 @@ def edges_from_file(path, n_samples=None):
             if u == v:
                 raise InputFormatError(f"{path}:{lineno}: self loop on row {u}")
             rows.append((u, v))
-    return _canonical(_int64_edges(rows, str(path)))[0]
+    return canonical_edges(_int64_edges(rows, str(path)))[0]
 
 
 def edges_from_groups(keys):
@@ -174,7 +174,7 @@ def edges_from_groups(keys):
             parts.append(np.stack([m[a], m[b]], axis=1))
     if not parts:
         return np.zeros((0, 2), dtype=np.int64)
-    return _canonical(np.concatenate(parts))[0]
+    return canonical_edges(np.concatenate(parts))[0]
 
 
 def group_keys(key, qid=None, comments=None):
@@ -225,7 +225,7 @@ def edges_for_examples(n_samples, edges_file=None, groups=None, qid=None, commen
         parts.append(edges_from_file(edges_file, n_samples=n_samples))
     if groups is not None:
         parts.append(edges_from_groups(group_keys(groups, qid=qid, comments=comments)))
-    return _canonical(np.concatenate(parts))[0]
+    return canonical_edges(np.concatenate(parts))[0]
 
 
 def edges_from_networkx(graph, nodes=None):
@@ -264,7 +264,7 @@ def edges_from_networkx(graph, nodes=None):
         if u == v:
             raise ValueError(f"graph: self loop on node {u!r}")
         rows.append((index[u], index[v]))
-    return _canonical(_int64_edges(rows, "graph"))[0]
+    return canonical_edges(_int64_edges(rows, "graph"))[0]
 
 
 # ------------------------------------------------------------------ graph cuts
@@ -303,7 +303,7 @@ def _check_problem(unary, edges, weights):
         if not np.isfinite(np.abs(unary).max(axis=1).sum() + weights.sum()):
             raise ValueError("unary, weights: too large (the score of a labelling "
                              "overflows); scale them down")
-    pairs, inverse = _canonical(edges, n)
+    pairs, inverse = canonical_edges(edges, n)
     merged = np.bincount(inverse, weights=weights, minlength=len(pairs)) if len(pairs) else weights[:0]
     return unary, pairs, np.ascontiguousarray(merged, dtype=np.float64)
 
@@ -322,7 +322,7 @@ def labelling_score(unary, edges, weights, labelling):
     return float(unary_part - weights[cut].sum())
 
 
-class _Topology:
+class EdgeTopology:
     """CSR arcs of merged edges (u < v): arc order, heads, reverse arcs, edge ids."""
 
     def __init__(self, n, pairs):
@@ -337,7 +337,7 @@ class _Cut:
 
     def __init__(self, unary, pairs, weights, topology=None):
         n = unary.shape[0]
-        t = _Topology(n, pairs) if topology is None else topology
+        t = EdgeTopology(n, pairs) if topology is None else topology
         self.topology = t
         self.unary, self.pairs, self.weights = unary, pairs, weights
         self.gain = unary[:, 1] - unary[:, 0]          # = cap_source - cap_sink
@@ -409,17 +409,17 @@ pairs : (E, 2) the merged edges (u < v) that the columns of ``cut_changes`` inde
 """
 
 
-def max_marginals_compact(unary, edges, weights, _topology=None):
+def max_marginals_compact(unary, edges, weights, topology=None):
     """Max-marginals of every node with their labellings as sparse changes from the
     MAP labelling (see :class:`MaxMarginalLabellings`); memory grows with the number
     of changed labels, not n².
 
-    ``_topology`` (internal): a prebuilt :class:`_Topology` of ``edges``, which must
+    ``topology`` (trusted): a prebuilt :class:`EdgeTopology` of ``edges``, which must
     then already be merged (u < v, unique) and ``unary``/``weights`` valid float64."""
-    if _topology is None:
+    if topology is None:
         cut = _Cut(*_check_problem(unary, edges, weights))
     else:
-        cut = _Cut(unary, _topology.pairs, weights, _topology)
+        cut = _Cut(unary, topology.pairs, weights, topology)
     m0, m1, _, _, rec = cut.max_marginals(True)
     n, E = len(m0), len(cut.pairs)
     node_ptr, node_idx, node_sgn, edge_ptr, edge_idx, edge_sgn = rec

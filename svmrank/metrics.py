@@ -164,3 +164,20 @@ def mean_over_queries(metric, y_true, scores, qid=None, **kwargs):
                       "every query: returning nan", UserWarning, stacklevel=2)
         return float("nan")
     return float(values.mean())
+
+
+def is_ranked(relevant):
+    """Whether a query's relevance mask has a relevant and a non-relevant sample: the
+    queries a rank loss is defined on, which training and scoring use."""
+    n_rel = int(np.count_nonzero(relevant))
+    return 0 < n_rel < len(relevant)
+
+
+def mean_over_ranked_queries(measure, y_true, scores, qid=None):
+    """Mean of ``measure(y_q, s_q)`` over the queries that :func:`is_ranked` (y > 0
+    relevant): the queries training uses (an all-relevant query would count AP = 1).
+    NaN, with a warning, when no query is."""
+    def ranked(y_q, s_q):
+        return measure(y_q, s_q) if is_ranked(y_q > 0) else float("nan")
+    ranked.__name__ = getattr(measure, "__name__", "the measure")  # (in its warning)
+    return mean_over_queries(ranked, y_true, scores, qid)

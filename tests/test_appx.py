@@ -98,7 +98,8 @@ def test_options_and_labels_are_checked_before_stage_one(data, capsys):
         with pytest.raises(ValueError, match=match):
             model.fit(X, y)
         assert capsys.readouterr().out == ""  # no stage-1 iteration was printed
-    with pytest.raises(ValueError, match=r"^y: AP-SVM-APPX needs relevant .* only relevant"):
+    with pytest.raises(ValueError, match=r"^y: needs a relevant and a non-relevant sample; "
+                                         r"got one class \(1.0\)"):
         APSVM(approx=0).fit(X, np.ones(len(y)))
 
 

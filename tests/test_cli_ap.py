@@ -423,7 +423,7 @@ def test_output_file_names_default_as_in_svm_struct(data, tmp_path, monkeypatch)
 
 @pytest.mark.parametrize("content,match", [
     ("1\n0\n", "0 feature"),  # labels only
-    ("0 1:1\n0 2:1\n", "no query has both a relevant"),
+    ("0 1:1\n0 2:1\n", "needs a relevant and a non-relevant sample; got one class"),
     ("1 1:1e307 2:1e307\n0 1:-1e307 2:-1e307\n1 1:1e307\n", "overflow"),
 ])
 def test_training_errors_name_the_file(content, match, tmp_path, capsys):

@@ -1,130 +1,56 @@
-"""Base class shared by the estimators: scikit-learn's parameter protocol without
-depending on scikit-learn, and the linear decision function."""
+"""What the estimators share: scikit-learn's base classes with svmrank's metadata
+requests and validation, the linear decision function, binary labels, and the
+bookkeeping of the cutting-plane and CCCP families."""
 import inspect
 
 import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import InputTags, TargetTags
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._validation import check_matrix
-from ..exceptions import not_fitted_error
+from .._validation import check_int, check_matrix, check_positive, check_vector, check_verbose
+from ..learners.cutting_plane import cutting_plane
+
+# Metadata with one entry per sample: requested by default under scikit-learn's metadata
+# routing, so that a search hands each fold its own rows of them. The others (edges)
+# are requested only with set_<method>_request, since scikit-learn passes them whole.
+PER_SAMPLE_METADATA = ("qid", "bags", "known")
+ROUTED_METHODS = ("fit", "score", "predict", "decision_function")
 
 
-class _Requests(dict):
-    """Metadata requests {(method, name): True | False | None | alias}; scikit-learn's
-    ``clone`` copies an estimator's ``_metadata_request`` through this hook."""
+class SvmrankEstimator(BaseEstimator):
+    """scikit-learn's BaseEstimator with per-sample metadata requested by default,
+    sparse input, and X validated once (:meth:`_validate_X`)."""
 
-    def __sklearn_clone__(self):
-        return _Requests(self)
-
-
-class BaseEstimator:
-    """get_params / set_params / repr in the scikit-learn style.
-
-    Subclasses list every hyper-parameter as an explicit keyword of ``__init__`` and
-    store it unchanged under the same attribute name.
-    """
-
-    @classmethod
-    def _param_names(cls):
-        sig = inspect.signature(cls.__init__)
-        return sorted(p.name for p in sig.parameters.values()
-                      if p.name != "self" and p.kind != p.VAR_KEYWORD)
-
-    def get_params(self, deep=True):
-        """Return the estimator's hyper-parameters as a dict."""
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params):
-        """Set hyper-parameters; unknown names raise ``ValueError``."""
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; "
-                                 f"valid parameters: {', '.join(valid)}")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self):
-        defaults = {p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()}
-        changed = [f"{k}={v!r}" for k, v in self.get_params().items()
-                   if not (isinstance(defaults.get(k), type(v)) and defaults.get(k) == v)]
-        return f"{type(self).__name__}({', '.join(changed)})"
-
-    # scikit-learn's metadata routing (``sklearn.set_config(enable_metadata_routing=True)``):
-    # the keyword arguments of these methods beyond X and y. Those with one entry per
-    # sample (qid, bag ids, known) are requested by default, so a search passes each
-    # fold its own rows of them; the others (edges) only on request, since scikit-learn
-    # passes them to every fold whole. ``set_<method>_request`` changes either.
-    _ROUTED = ("fit", "score", "predict", "decision_function")
-    _PER_SAMPLE = ("qid", "bags", "known")
-
-    def _routed_params(self, method):
-        names = list(inspect.signature(getattr(self, method)).parameters)[1:]
-        return [n for n in names if n != "y"]
-
-    def get_metadata_routing(self):
-        """The metadata each method takes (scikit-learn's ``MetadataRequest``)."""
-        from sklearn.utils.metadata_routing import MetadataRequest
-        request = MetadataRequest(owner=type(self).__name__)
-        chosen = getattr(self, "_metadata_request", {})
-        for method in self._ROUTED:
-            if hasattr(self, method):
-                for name in self._routed_params(method):
-                    default = True if name in self._PER_SAMPLE else None
-                    getattr(request, method).add_request(
-                        param=name, alias=chosen.get((method, name), default))
-        return request
-
-    def _set_request(self, method, requests):
-        from sklearn import get_config  # (routing is scikit-learn's)
-        from sklearn.utils.metadata_routing import UNCHANGED
-        if not get_config().get("enable_metadata_routing", False):
-            raise RuntimeError(f"set_{method}_request is only available when metadata routing "
-                               "is enabled: sklearn.set_config(enable_metadata_routing=True)")
-        valid = self._routed_params(method)
-        for name, alias in requests.items():
-            if name not in valid:
-                raise ValueError(f"set_{method}_request: {type(self).__name__}.{method} takes no "
-                                 f"{name!r}; it takes {', '.join(valid) or 'no metadata'}")
-            if not (alias is None or isinstance(alias, bool) or (isinstance(alias, str) and (
-                    alias == UNCHANGED or alias.isidentifier()))):
-                raise ValueError(f"set_{method}_request: {name} must be True, False, None or "
-                                 f"an alias that is a Python identifier, got {alias!r}")
-        changed = {(method, n): a for n, a in requests.items()
-                   if not (isinstance(a, str) and a == UNCHANGED)}
-        self._metadata_request = _Requests({**getattr(self, "_metadata_request", {}), **changed})
-        return self
-
-    def set_fit_request(self, **requests):
-        """Which metadata ``fit`` takes under scikit-learn's metadata routing."""
-        return self._set_request("fit", requests)
-
-    def set_score_request(self, **requests):
-        """Which metadata ``score`` takes under scikit-learn's metadata routing."""
-        return self._set_request("score", requests)
-
-    def set_predict_request(self, **requests):
-        """Which metadata ``predict`` takes under scikit-learn's metadata routing."""
-        return self._set_request("predict", requests)
-
-    def set_decision_function_request(self, **requests):
-        """Which metadata ``decision_function`` takes under scikit-learn's routing."""
-        return self._set_request("decision_function", requests)
+    def __init_subclass__(cls, **kwargs):
+        # scikit-learn reads __metadata_request__<method> class attributes (under any
+        # name mangling) when it builds the set_<method>_request methods, below
+        for method in ROUTED_METHODS:
+            if callable(getattr(cls, method, None)):
+                names = inspect.signature(getattr(cls, method)).parameters
+                requests = {n: True for n in names if n in PER_SAMPLE_METADATA}
+                setattr(cls, f"_{cls.__name__}__metadata_request__{method}", requests)
+        super().__init_subclass__(**kwargs)
 
     def __sklearn_tags__(self):
-        # Only consulted when scikit-learn is installed; imported lazily so that it
-        # stays an optional (test) dependency.
-        from sklearn.utils import Tags, TargetTags, InputTags
-        return Tags(estimator_type=getattr(self, "_estimator_type", None),
-                    target_tags=TargetTags(required=True),
-                    input_tags=InputTags(sparse=True))
+        tags = super().__sklearn_tags__()
+        tags.target_tags = TargetTags(required=True)
+        tags.input_tags = InputTags(sparse=True)
+        return tags
+
+    def _validate_X(self, X, reset):
+        """X as a finite CSR float64 matrix (``check_matrix``); ``reset`` records
+        ``n_features_in_`` (and ``feature_names_in_`` for a DataFrame), otherwise X
+        must match them."""
+        if not reset:
+            check_is_fitted(self)
+        checked = check_matrix(X, "X")
+        validate_data(self, X, reset=reset, skip_check_array=True)
+        return checked
 
 
 class LinearScorerMixin:
-    """``decision_function`` for a fitted linear model with ``coef_`` and ``intercept_``."""
-
-    def _check_fitted(self):
-        if not hasattr(self, "coef_"):
-            raise not_fitted_error(f"This {type(self).__name__} instance is not fitted yet; call fit first")
+    """``decision_function`` of a fitted linear model with ``coef_`` and ``intercept_``."""
 
     def decision_function(self, X):
         """Return the scores ``X @ coef_ + intercept_``, one per row of X.
@@ -132,12 +58,118 @@ class LinearScorerMixin:
         X must have ``n_features_in_`` columns (the CLI, like SVM-light, drops test
         features beyond the model's highest index before it calls this).
         """
-        self._check_fitted()
-        X = check_matrix(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
-                             f"is expecting {self.n_features_in_} features as input")
+        X = self._validate_X(X, reset=False)
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
+
+
+def class_relevance(classes):
+    """Which of the sorted class labels are relevant: numbers > 0 (strings of numbers
+    such as '+1' by their value, as SVM-light reads labels), or the second of two
+    labels that are not numbers."""
+    try:
+        return np.asarray(classes).astype(np.float64) > 0
+    except (TypeError, ValueError):
+        return np.arange(len(classes)) == 1
+
+
+class BinaryLabelsMixin:
+    """Labels of a binary ranker or classifier: relevance y > 0 as SVM-light has it
+    (graded relevance for more than two levels), the second of two classes for labels
+    that are not numbers; ``classes_`` as scikit-learn has it, which ``predict``
+    returns."""
+
+    def _fit_labels(self, y, n_samples):
+        """Relevance of y as float64 (what the problems take) after setting
+        ``classes_``: numeric labels as they are; labels that are not numbers, 1 for
+        the relevant and 0 for the other of two classes."""
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target "
+                             "y is None")
+        labels = np.asarray(y)
+        if labels.ndim == 2 and labels.shape[1] == 1:
+            labels = column_or_1d(labels, warn=True)
+        if labels.dtype.kind == "c":
+            raise ValueError("y: complex data not supported")
+        labels = check_vector(labels, "y", n=n_samples, dtype=None, finite=False)
+        if labels.dtype.kind == "f" and not np.isfinite(labels).all():
+            raise ValueError("y: contains NaN or infinite values")
+        try:
+            self.classes_, codes = np.unique(labels, return_inverse=True)
+        except TypeError as exc:
+            raise ValueError(f"y: labels must be mutually comparable ({exc})") from None
+        if len(self.classes_) == 1:
+            raise ValueError(f"y: needs a relevant and a non-relevant sample; got one class "
+                             f"({self.classes_.tolist()[0]!r})")
+        try:
+            return labels.astype(np.float64)
+        except (TypeError, ValueError):
+            if len(self.classes_) != 2:
+                raise ValueError(f"y: labels that are not numbers must form two classes (the "
+                                 f"second in sorted order is relevant); got "
+                                 f"{len(self.classes_)}") from None
+            return class_relevance(self.classes_)[codes].astype(np.float64)
+
+    def _relevance(self, y):
+        """Labels y as relevance for ``score``: numbers as they are, other labels 1 for
+        the fitted relevant class and 0 elsewhere."""
+        labels = np.asarray(y)
+        try:
+            return labels.astype(np.float64)
+        except (TypeError, ValueError):
+            check_is_fitted(self)
+            return (labels == self.classes_[np.argmax(class_relevance(self.classes_))]).astype(
+                np.float64)
+
+    def predict(self, X):
+        """The label of the score's side: the relevant class where the score is
+        positive, the other elsewhere (0/1 relevance when the labels are not one
+        relevant and one non-relevant class)."""
+        positive = self.decision_function(X) > 0
+        relevant = class_relevance(self.classes_)
+        if len(self.classes_) != 2 or relevant.sum() != 1:
+            return positive.astype(np.int64)
+        return self.classes_[np.where(positive, np.argmax(relevant), np.argmin(relevant))]
+
+
+class CuttingPlaneEstimator(SvmrankEstimator):
+    """The families trained by the 1-slack cutting-plane learner: parameter checks and
+    the learner's report (and CCCP's) as fitted attributes."""
+
+    def _check_common(self):
+        check_positive(self.C, "C")
+        check_positive(self.epsilon, "epsilon")
+        check_int(self.max_iter, "max_iter")
+        check_verbose(self.verbose)
+
+    def _solve(self, problem, **learner_options):
+        """The learner's result on ``problem`` at the estimator's C, ε and iteration cap
+        (``verbose`` too unless given)."""
+        options = {"verbose": self.verbose, **learner_options}
+        return cutting_plane(problem, float(self.C), float(self.epsilon),
+                             max_iter=int(self.max_iter), **options)
+
+    def _run(self, problem, **learner_options):
+        """:meth:`_solve`, keeping the learner's report as fitted attributes."""
+        result = self._solve(problem, **learner_options)
+        self._keep_report(result)
+        return result
+
+    def _keep_report(self, result):
+        self.result_ = result
+        self.n_iter_ = result.n_iter
+        self.n_constraints_ = result.n_constraints
+        self.objective_ = result.primal_objective
+        self.duality_gap_ = result.duality_gap
+
+    def _keep_cccp_report(self, outcome, solves):
+        """CCCP's report (``outcome``) and that of the convex solve that produced its w
+        (one of ``solves``); ``n_iter_`` counts the cutting-plane iterations of all."""
+        self._keep_report(next(r for r in solves if r.w is outcome.w))
+        self.objective_ = outcome.objective
+        self.n_outer_iter_ = outcome.n_iter
+        self.history_ = list(outcome.history)
+        self.converged_ = outcome.converged
+        self.n_iter_ = sum(r.n_iter for r in solves)
 
 
 def refuse_sample_weight(sample_weight, owner):

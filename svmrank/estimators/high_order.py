@@ -13,50 +13,37 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_int, check_matrix, check_positive, check_vector, check_verbose
+from sklearn.exceptions import ConvergenceWarning
+
+from .._validation import check_int, check_positive, check_vector
 from ..graph import max_score_labelling
 from ..learners.cccp import cccp
-from ..exceptions import convergence_warning, not_fitted_error
-from ..learners.cutting_plane import cutting_plane
-from ..metrics import average_precision
+from ..metrics import average_precision, mean_over_ranked_queries
 from ..problems.high_order import HighOrderFeatures, HOAPProblem, HOBProblem, LabellingSet
-from .base import BaseEstimator, refuse_sample_weight
-from .ranking import _mean_over_ranked_queries
+from .base import CuttingPlaneEstimator, refuse_sample_weight
 
 
 def _no_edges():
     return np.zeros((0, 2), dtype=np.int64)
 
 
-class _HighOrderEstimator(BaseEstimator):
+class _HighOrderEstimator(CuttingPlaneEstimator):
     """Shared prediction: features of (X, edges) with the fitted w."""
 
     def _check_common(self):
-        check_positive(self.C, "C")
+        super()._check_common()
         check_positive(self.eta, "eta", allow_zero=True)
-        check_positive(self.epsilon, "epsilon")
         check_positive(self.bias, "bias", allow_zero=True)
-        check_int(self.max_iter, "max_iter")
-        check_verbose(self.verbose)
 
     def _features(self, X, edges, layout=None):
         eta, pairwise_features, bias = layout or (self.eta, self.pairwise_features, self.bias)
         return HighOrderFeatures(X, _no_edges() if edges is None else edges, eta=eta,
                                  pairwise_features=pairwise_features, bias=bias)
 
-    def _check_fitted(self):
-        if not hasattr(self, "coef_"):
-            raise not_fitted_error(f"This {type(self).__name__} instance is not fitted yet; "
-                                   "call fit first")
-
     def _test_features(self, X, edges):
         """Features of (X, edges) in the layout of the fit (η, pairwise features and
         bias as they were then, whatever set_params did since)."""
-        self._check_fitted()
-        X = check_matrix(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
-                             f"is expecting {self.n_features_in_} features as input")
+        X = self._validate_X(X, reset=False)
         f = self._features(X, edges, getattr(self, "layout_", None))
         w2 = self.coef_[f.pairwise_slice]
         if (w2 > 0).any():  # (fit keeps w₂ ≤ 0; edge weights would be clipped to 0)
@@ -94,7 +81,7 @@ class _HighOrderEstimator(BaseEstimator):
         has no relevant or no non-relevant sample (as the other estimators' score);
         ``sample_weight`` must be None."""
         refuse_sample_weight(sample_weight, type(self).__name__)
-        return _mean_over_ranked_queries(average_precision, y, self.decision_function(X, edges),
+        return mean_over_ranked_queries(average_precision, y, self.decision_function(X, edges),
                                          None)
 
 
@@ -147,20 +134,14 @@ class HOBSVM(_HighOrderEstimator):
     def _fit_features(self, features, y, w0=None):
         problem = HOBProblem(features, y, J=self.J)
         idx = np.arange(features.n_features)[features.pairwise_slice]
-        result = cutting_plane(problem, float(self.C), float(self.epsilon),
-                               max_iter=int(self.max_iter), w0=w0, nonpositive=idx,
-                               verbose=self.verbose)
-        return result
+        return self._solve(problem, w0=w0, nonpositive=idx)
 
     def fit(self, X, y, edges=None):
         """Fit on samples X, labels y (> 0 relevant) and edges between rows of X."""
         self._check_common()
-        features = self._features(X, edges)
+        features = self._features(self._validate_X(X, reset=True), edges)
         result = self._fit_features(features, y)
-        self.result_ = result
-        self.n_iter_ = result.n_iter
-        self.objective_ = result.primal_objective
-        self.duality_gap_ = result.duality_gap
+        self._keep_report(result)
         self._store(features, result.w)
         return self
 
@@ -230,7 +211,7 @@ class HOAPSVM(_HighOrderEstimator):
         check_positive(self.cccp_tol, "cccp_tol", allow_zero=True)
         if self.init_C is not None:
             check_positive(self.init_C, "init_C")
-        features = self._features(X, edges)
+        features = self._features(self._validate_X(X, reset=True), edges)
         relevant = HOBProblem(features, y).relevant     # validates y
         nonpositive = np.arange(features.n_features)[features.pairwise_slice]
         if not isinstance(self.init, str):
@@ -253,7 +234,6 @@ class HOAPSVM(_HighOrderEstimator):
                              "so the fit would end at a constant ranking after a long convex "
                              "solve; use init='hob' or a bias > 0")
         want = relevant.astype(np.uint8)
-        total = {"n_iter": 0}
 
         def impute(w):
             return LabellingSet.from_max_marginals(features.max_marginals(w), want)
@@ -262,26 +242,19 @@ class HOAPSVM(_HighOrderEstimator):
 
         def solve(fixed, w):
             problem = HOAPProblem(features, relevant, fixed, lai=self.lai)
-            res = cutting_plane(problem, float(self.C), float(self.epsilon),
-                                max_iter=int(self.max_iter), w0=w, nonpositive=nonpositive,
-                                verbose=max(0, int(self.verbose) - 1))
-            total["n_iter"] += res.n_iter
+            res = self._solve(problem, w0=w, nonpositive=nonpositive,
+                              verbose=max(0, int(self.verbose) - 1))
             solves.append(res)
             return res.w, res.primal_objective
 
         result = cccp(impute, solve, w0=w0, tol=float(self.cccp_tol),
                       max_iter=int(self.cccp_max_iter), verbose=self.verbose)
-        self.result_ = next(r for r in solves if r.w is result.w)
+        self._keep_cccp_report(result, solves)
         self.init_coef_ = w0
-        self.n_outer_iter_ = result.n_iter
-        self.n_iter_ = total["n_iter"]
-        self.objective_ = result.objective
-        self.history_ = list(result.history)
-        self.converged_ = result.converged
         if not np.any(result.w[:k] - result.w[k:2 * k]):
             warnings.warn("HOAP-SVM's CCCP ended with a unary part w₁⁺ − w₁⁻ = 0, which "
                           "ties every sample's own score",
-                          convergence_warning(), stacklevel=2)
+                          ConvergenceWarning, stacklevel=2)
         self._store(features, result.w)
         return self
 

@@ -7,16 +7,14 @@ scoring candidate (behl2014 eq. 6-7) and rank bags by that score.
 """
 import numpy as np
 
-from .._validation import check_int, check_matrix, check_positive, check_random_state
+from .._validation import check_int, check_positive, check_random_state
 from ..bags import check_bag_labels, check_known, group_bags
 from ..learners.cccp import cccp
-from ..learners.cutting_plane import cutting_plane
-from ..metrics import average_precision
+from ..metrics import average_precision, mean_over_ranked_queries
 from ..problems.binary import BinaryProblem
 from ..problems.latent import LatentAPProblem, LatentBinaryProblem, LatentSSVMProblem
 from ..problems.ranking import RankingProblem
-from .base import BaseEstimator, LinearScorerMixin, refuse_sample_weight
-from .ranking import _mean_over_ranked_queries
+from .base import CuttingPlaneEstimator, LinearScorerMixin, refuse_sample_weight
 
 
 def _per_row(values, order):
@@ -55,21 +53,19 @@ def _rows_back(rows, order):
     return rows if order is None else np.where(rows >= 0, order[np.maximum(rows, 0)], rows)
 
 
-class _LatentEstimator(BaseEstimator, LinearScorerMixin):
+class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
     """CCCP over a latent problem with ``n_init`` random starts; bag-level scoring."""
 
     def _check_common(self):
-        check_positive(self.C, "C")
-        check_positive(self.epsilon, "epsilon")
+        super()._check_common()
         check_positive(self.tol, "tol", allow_zero=True)
         check_int(self.max_outer_iter, "max_outer_iter")
         check_int(self.n_init, "n_init")
-        check_int(self.max_iter, "max_iter")
 
     def _prepare(self, X, y, bags, known):
         """Validated (X, bag index, bag labels, known rows, order): the rows regrouped
         so that each bag's are consecutive (``order``, None when they were)."""
-        X = check_matrix(X)
+        X = self._validate_X(X, reset=True)
         bag_index, order = group_bags(bags, X.shape[0])
         rows = None  # (errors name the rows as passed in)
         if order is not None:  # (a shuffled split, say)
@@ -85,7 +81,6 @@ class _LatentEstimator(BaseEstimator, LinearScorerMixin):
 
         ``instance_problem(rows, labels)`` builds the supervised problem over an
         instance-level view of the data (used by ``init="instances"``)."""
-        C, eps, max_iter = float(self.C), float(self.epsilon), int(self.max_iter)
         if self.init not in ("random", "instances"):
             raise ValueError(f"init must be 'random' or 'instances', got {self.init!r}")
         solves = []
@@ -96,7 +91,7 @@ class _LatentEstimator(BaseEstimator, LinearScorerMixin):
             # solve never ends above the previous one and CCCP's decrease is measured
             # exactly, whatever the inner tolerance ε
             problem.set_state(state)
-            res = cutting_plane(problem, C, eps, max_iter=max_iter, w0=w, line_search=True)
+            res = self._solve(problem, w0=w, line_search=True, verbose=0)
             solves.append(res)
             return res.w, res.primal_objective
 
@@ -105,32 +100,24 @@ class _LatentEstimator(BaseEstimator, LinearScorerMixin):
         for k in range(int(self.n_init)):
             if k == 0 and self.init == "instances":
                 # every candidate of a latent bag as a sample labelled with its bag
-                w0 = cutting_plane(instance_problem(*problem.instance_rows()), C, eps,
-                                   max_iter=max_iter).w
+                w0 = self._solve(instance_problem(*problem.instance_rows()), verbose=0).w
                 start = dict(w0=w0)
             else:
                 start = dict(state0=problem.random_state(rng))
             # tol is on the loss scale, like epsilon: the objective is ½‖w‖² + C ξ
-            result = cccp(problem.impute, solve, tol=float(self.tol) * C,
+            result = cccp(problem.impute, solve, tol=float(self.tol) * float(self.C),
                           max_iter=int(self.max_outer_iter), verbose=self.verbose, **start)
             objectives.append(result.objective)
             if best is None or result.objective < best.objective:
                 best = result
         problem.set_state(best.state)
-        # the cutting-plane report of the convex solve that produced the final w
-        self.result_ = next(r for r in solves if r.w is best.w)
-        self.objective_ = best.objective
+        self._keep_cccp_report(best, solves)
         self.objectives_ = np.asarray(objectives)
-        self.n_outer_iter_ = best.n_iter
-        self.history_ = list(best.history)
-        self.converged_ = best.converged
-        self.n_iter_ = sum(r.n_iter for r in solves)
         return best
 
     def _bags_for(self, X, bags):
         """Validated (X, bag index, order) as in :meth:`_prepare`."""
-        self._check_fitted()
-        X = check_matrix(X)
+        X = self._validate_X(X, reset=False)
         bag_index, order = group_bags(bags, X.shape[0])
         return (X if order is None else X[order]), bag_index, order
 
@@ -161,7 +148,7 @@ class _LatentEstimator(BaseEstimator, LinearScorerMixin):
         X, bag_index, order = self._bags_for(X, bags)
         labels = check_bag_labels(y if order is None else _per_row(y, order), bag_index)
         # (one query; NaN with a warning when it has no positive or no negative bag)
-        return _mean_over_ranked_queries(average_precision, labels,
+        return mean_over_ranked_queries(average_precision, labels,
                                          bag_index.max(self.candidate_scores(X)), None)
 
 
@@ -253,7 +240,6 @@ class LatentAPSVM(_LatentEstimator):
         self.coef_ = np.asarray(best.w, dtype=np.float64)
         self.intercept_ = 0.0
         self.latent_ = _rows_back(np.asarray(best.state), order)
-        self.n_features_in_ = X.shape[1]
         return self
 
 
@@ -354,5 +340,4 @@ class LatentSVM(_LatentEstimator):
         if order is not None:
             kept = kept[np.argsort(order)]
         self.latent_ = (_rows_back(rows, order), kept)
-        self.n_features_in_ = d
         return self

@@ -1,53 +1,21 @@
 """Estimators trained on rank losses (AP, NDCG, ROC area) and the binary (error-rate)
 structural SVM baseline."""
 import numpy as np
+from sklearn.base import ClassifierMixin
 
-from .._validation import check_matrix, check_positive, check_vector
-from ..learners.cutting_plane import cutting_plane
+from .._validation import check_positive, check_vector
 from ..losses import get_loss
-from ..metrics import average_precision, mean_over_queries, ndcg, roc_auc
+from ..metrics import average_precision, mean_over_ranked_queries, ndcg, roc_auc
 from ..problems.appx import APPX_BIAS, APPXProblem
 from ..problems.binary import BinaryProblem
 from ..problems.ranking import RankingProblem
-from .base import BaseEstimator, LinearScorerMixin, refuse_sample_weight
+from .base import (BinaryLabelsMixin, CuttingPlaneEstimator, LinearScorerMixin,
+                   refuse_sample_weight)
 
 _SCORERS = {"ap": average_precision, "ndcg": ndcg, "roc": roc_auc}
 
 
-class _CuttingPlaneEstimator(BaseEstimator, LinearScorerMixin):
-    """Shared fit bookkeeping: run the learner, keep its report as attributes."""
-
-    def _check_common(self):
-        check_positive(self.C, "C")
-        check_positive(self.epsilon, "epsilon")
-        if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-
-    def _run(self, problem, n_features, **learner_options):
-        result = cutting_plane(problem, self.C, self.epsilon, max_iter=int(self.max_iter),
-                               verbose=self.verbose, **learner_options)
-        self.result_ = result
-        self.n_iter_ = result.n_iter
-        self.n_constraints_ = result.n_constraints
-        self.objective_ = result.primal_objective
-        self.duality_gap_ = result.duality_gap
-        self.n_features_in_ = n_features
-        return result
-
-    def predict(self, X):
-        """Predicted relevance: 1 where the score is positive, 0 elsewhere."""
-        return (self.decision_function(X) > 0).astype(np.int64)
-
-
-def _binary_classes(labels, relevant):
-    """The two training labels, the non-relevant one first (by value, not by sort
-    order: '+1' sorts before '-1'), or None when there are more (graded relevance)."""
-    if len(np.unique(labels)) != 2:
-        return None
-    return np.array([labels[~relevant][0], labels[relevant][0]], dtype=labels.dtype)
-
-
-class RankSVM(_CuttingPlaneEstimator):
+class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlaneEstimator):
     """Structural SVM trained on a rank loss by the 1-slack cutting-plane algorithm.
 
     Solves min_w ½‖w‖² + C ξ s.t. w·(Ψ(R*) − Ψ(R)) ≥ Δ(R*, R) − ξ for every ranking R of
@@ -100,13 +68,15 @@ class RankSVM(_CuttingPlaneEstimator):
         self.approx = approx
 
     def fit(self, X, y, qid=None):
-        """Fit on X (dense or CSR), relevance y (> 0 relevant) and optional queries."""
+        """Fit on X (dense or CSR), labels y (relevant: > 0, or the second of two
+        non-numeric classes) and optional queries."""
         self._check_common()
-        X = check_matrix(X)
+        X = self._validate_X(X, reset=True)
+        y = self._fit_labels(y, X.shape[0])
         if getattr(self, "approx", None) is not None:
             return self._fit_approx(X, y, qid)
         problem = RankingProblem(X, y, qid=qid, loss=self.loss, lai=self.lai)
-        result = self._run(problem, X.shape[1])
+        result = self._run(problem)
         self.loss_ = get_loss(self.loss)
         self.coef_ = result.w
         self.intercept_ = 0.0
@@ -119,7 +89,7 @@ class RankSVM(_CuttingPlaneEstimator):
         appx = APPXProblem(X, y, qid=qid, approx=self.approx, loss=self.loss, lai=self.lai,
                            C=self.C, epsilon=self.epsilon, max_iter=int(self.max_iter),
                            verbose=self.verbose)
-        result = self._run(appx.stage2, X.shape[1], hard_constraints=appx.hard_constraints)
+        result = self._run(appx.stage2, hard_constraints=appx.hard_constraints)
         d = X.shape[1]
         self.loss_ = get_loss(self.loss)
         self.coef_ = result.w[:d]
@@ -144,17 +114,7 @@ class RankSVM(_CuttingPlaneEstimator):
             # binary relevance, as the loss has it (svmrank.metrics.ndcg for graded gains)
             measure = lambda y_q, s_q: scorer((y_q > 0).astype(np.float64), s_q)
             measure.__name__ = scorer.__name__
-        return _mean_over_ranked_queries(measure, y, scores, qid)
-
-
-def _mean_over_ranked_queries(measure, y, scores, qid):
-    """Mean of ``measure`` over the queries with a relevant and a non-relevant sample,
-    the queries training uses (an all-relevant query would count AP = 1)."""
-    def ranked(y_q, s_q):
-        n_rel = int((y_q > 0).sum())
-        return measure(y_q, s_q) if 0 < n_rel < len(y_q) else float("nan")
-    ranked.__name__ = getattr(measure, "__name__", "the measure")  # (in its warning)
-    return mean_over_queries(ranked, y, scores, qid)
+        return mean_over_ranked_queries(measure, self._relevance(y), scores, qid)
 
 
 class APSVM(RankSVM):
@@ -168,12 +128,8 @@ class APSVM(RankSVM):
         super().__init__(loss="ap", C=C, epsilon=epsilon, max_iter=max_iter, lai=lai,
                          verbose=verbose, approx=approx)
 
-    @classmethod
-    def _param_names(cls):
-        return ["C", "approx", "epsilon", "lai", "max_iter", "verbose"]
 
-
-class BinarySVM(_CuttingPlaneEstimator):
+class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlaneEstimator):
     """Binary SVM with the error-rate loss, trained by the same cutting-plane learner.
 
     Equivalent to the hinge-loss SVM ½‖w‖² + (C/n) Σ max(0, 1 − y_i (w·x_i + b)) with
@@ -208,32 +164,25 @@ class BinarySVM(_CuttingPlaneEstimator):
         self.verbose = verbose
 
     def fit(self, X, y, qid=None):
-        """Fit on X and labels y (positive means y > 0); ``qid`` is accepted and ignored."""
+        """Fit on X and labels y (relevant: > 0, or the second of two non-numeric
+        classes); ``qid`` is accepted and ignored."""
         self._check_common()
         bias = check_positive(self.bias, "bias", allow_zero=True)
-        X = check_matrix(X)
-        labels = np.asarray(y)
-        y = check_vector(y, "y", n=X.shape[0])
+        X = self._validate_X(X, reset=True)
+        y = check_vector(self._fit_labels(y, X.shape[0]), "y", n=X.shape[0])
         n_rel = int((y > 0).sum())
         if n_rel in (0, len(y)):
             raise ValueError(f"y: needs relevant (y > 0) and non-relevant (y <= 0) samples; got "
                              f"{n_rel} relevant of {len(y)} (labels such as 1 and 2 are all relevant)")
-        self.classes_ = _binary_classes(labels, y > 0)  # (their dtype: predict returns them)
-        result = self._run(BinaryProblem(X, y, bias=bias), X.shape[1])
+        result = self._run(BinaryProblem(X, y, bias=bias))
         d = X.shape[1]
         self.coef_ = result.w[:d]
         self.intercept_ = float(result.w[d] * bias) if bias else 0.0
         return self
 
-    def predict(self, X):
-        """The training label of the score's side: ``classes_[1]`` where the score is
-        positive, ``classes_[0]`` elsewhere (0/1 relevance for graded labels)."""
-        relevant = super().predict(X)
-        classes = getattr(self, "classes_", None)
-        return relevant if classes is None else classes[relevant]
-
     def score(self, X, y, qid=None, sample_weight=None):
         """Mean AP of the scores over the queries with a relevant and a non-relevant
         sample (``sample_weight`` must be None)."""
         refuse_sample_weight(sample_weight, type(self).__name__)
-        return _mean_over_ranked_queries(average_precision, y, self.decision_function(X), qid)
+        return mean_over_ranked_queries(average_precision, self._relevance(y),
+                                        self.decision_function(X), qid)

@@ -2,12 +2,13 @@
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import ClassifierMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_int, check_matrix, check_positive, check_verbose
-from ..exceptions import not_fitted_error
 from ..learners.sdca import LOSSES, sdca_topk
 from ..metrics import top_k_accuracies
-from .base import BaseEstimator, refuse_sample_weight
+from .base import SvmrankEstimator, refuse_sample_weight
 
 KERNELS = ("linear", "precomputed")
 
@@ -61,7 +62,7 @@ def _check_classes(classes, y_classes):
     return classes
 
 
-class TopKSVM(BaseEstimator):
+class TopKSVM(ClassifierMixin, SvmrankEstimator):
     """Top-k multiclass SVM: one linear scorer per class, trained on the top-k hinge loss.
 
     Solves ::
@@ -129,8 +130,6 @@ class TopKSVM(BaseEstimator):
     n_features_in_ : int
     """
 
-    _estimator_type = "classifier"  # (scikit-learn < 1.6 reads this, later ones the tags)
-
     def __init__(self, k=1, loss="alpha", C=1.0, epsilon=1e-3, max_epoch=1000,
                  check_gap_every=5, random_state=None, kernel="linear", verbose=0):
         self.k = k
@@ -144,9 +143,7 @@ class TopKSVM(BaseEstimator):
         self.verbose = verbose
 
     def __sklearn_tags__(self):
-        from sklearn.utils import ClassifierTags
         tags = super().__sklearn_tags__()
-        tags.classifier_tags = ClassifierTags()
         tags.input_tags.pairwise = self.kernel == "precomputed"  # (CV slices rows and columns)
         return tags
 
@@ -167,9 +164,12 @@ class TopKSVM(BaseEstimator):
         check_int(self.check_gap_every, "check_gap_every")
         return k
 
-    def _check_X(self, X, fitting):
-        """Validate X once (check_matrix); dense input stays dense for the dense kernel."""
-        checked = check_matrix(X, "X")
+    def _check_X(self, X_in, fitting):
+        """Validate X once (check_matrix); dense input stays dense for the dense kernel.
+        Fitting records ``n_features_in_`` (``feature_names_in_`` for a DataFrame)."""
+        if not fitting:
+            check_is_fitted(self)
+        checked = check_matrix(X_in, "X")
         if (self.kernel if fitting else self._fitted("kernel")) == "precomputed":
             X = checked.toarray()
             if fitting and X.shape[1] != X.shape[0]:
@@ -179,8 +179,10 @@ class TopKSVM(BaseEstimator):
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                                  f"expecting {self.dual_coef_.shape[0]} features as input (a "
                                  "precomputed kernel: one column per training sample)")
-            return X
-        return checked if sp.issparse(X) else checked.toarray()
+        else:
+            X = checked if sp.issparse(X_in) else checked.toarray()
+        validate_data(self, X_in, reset=fitting, skip_check_array=True)
+        return X
 
     def fit(self, X, y, classes=None):
         """Fit on X (dense or CSR; the Gram matrix if kernel="precomputed") and labels y
@@ -215,22 +217,12 @@ class TopKSVM(BaseEstimator):
         self.primal_objective_ = result.primal
         self.dual_objective_ = result.dual
         self.history_ = result.history
-        self.n_features_in_ = X.shape[1]
         return self
 
     def decision_function(self, X):
         """Class scores, shape (n_samples, n_classes), columns in ``classes_`` order."""
-        if not hasattr(self, "dual_coef_"):
-            raise not_fitted_error(f"This {type(self).__name__} instance is not fitted yet; "
-                                   "call fit first")
         X = self._check_X(X, fitting=False)
-        if self._fitted("kernel") == "precomputed":
-            weights = self.dual_coef_
-        elif X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
-                             f"is expecting {self.n_features_in_} features as input")
-        else:
-            weights = self.coef_.T
+        weights = self.dual_coef_ if self._fitted("kernel") == "precomputed" else self.coef_.T
         # A CSR product sums each row in the same order whatever the batch (BLAS does
         # not), so classes tied at a margin sample are broken alike in every batch.
         return np.asarray(sp.csr_matrix(X) @ weights)

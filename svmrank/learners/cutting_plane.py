@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_verbose
-from ..exceptions import convergence_warning
 from .qp import solve_dual_qp
 
 
@@ -260,7 +260,7 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
     if not converged:
         warnings.warn(f"cutting-plane training stopped at max_iter={max_iter} before reaching "
                       f"epsilon={epsilon} (duality gap {run.primal - run.dual:.3g})",
-                      convergence_warning(), stacklevel=2)
+                      ConvergenceWarning, stacklevel=2)
     return CuttingPlaneResult(w=run.w, xi=run.xi, n_iter=len(run.history),
                               n_constraints=run.ws.n_planes, primal_objective=run.primal,
                               dual_objective=run.dual, duality_gap=run.primal - run.dual,

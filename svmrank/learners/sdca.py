@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_random_state
-from ..exceptions import convergence_warning
 
 LOSSES = ("alpha", "beta")
 
@@ -213,6 +213,6 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
     if not converged:
         warnings.warn(f"Prox-SDCA stopped at the epoch cap max_epoch={max_epoch} with relative "
                       f"duality gap {gap:.3g} > epsilon={epsilon:g}; increase max_epoch",
-                      convergence_warning(), stacklevel=2)
+                      ConvergenceWarning, stacklevel=2)
     return SDCAResult(W=W, A=A, primal=primal, dual=dual, gap=gap, n_epochs=epoch,
                       converged=converged, history=history)

@@ -17,8 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_matrix, check_positive, check_vector
-from ..graph import (_canonical, _Topology, check_edges, max_marginal_gaps, max_marginals_compact,
-                     max_score_labelling)
+from ..graph import (EdgeTopology, canonical_edges, check_edges, max_marginal_gaps,
+                     max_marginals_compact, max_score_labelling)
 from ..inference import loss_augmented_inference, true_coef
 from .binary import add_bias_column
 
@@ -79,8 +79,8 @@ class HighOrderFeatures:
         if bias:
             pf = np.append(pf, d)
         self.pairwise_index = pf
-        self.pairs = _canonical(check_edges(edges, n, "edges"), n)[0]
-        self._topology = _Topology(n, self.pairs)
+        self.pairs = canonical_edges(check_edges(edges, n, "edges"), n)[0]
+        self._topology = EdgeTopology(n, self.pairs)
         self.n_samples = n
         self.n_input_features = d
         self.d_unary = self.X.shape[1]
@@ -139,7 +139,7 @@ class HighOrderFeatures:
         unary, weights = self.unary(w), self.edge_weights(w)
         if not (np.all(np.isfinite(unary)) and np.all(np.isfinite(weights))):
             raise ValueError("w: gives non-finite scores")
-        return max_marginals_compact(unary, self.pairs, weights, _topology=self._topology)
+        return max_marginals_compact(unary, self.pairs, weights, topology=self._topology)
 
     def ranking_scores(self, w):
         """s_i = m_i⁺ − m_i⁻ (eq. 11)."""
