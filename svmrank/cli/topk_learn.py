@@ -25,7 +25,7 @@ EPILOG = """\
 -c means what it means for svm_multiclass_learn: the objective is
   1/2 sum_c |w_c|^2 + (C/n) sum_i xi_i,  with margins of 100 (the loss in percent).
 With -k 1 the optimum is svm_multiclass_learn's; the model stores those weights
-(100 times TopKSVM's coef_ for TopKSVM(C = C / (100 n)), see the README).
+(100 times TopKSVM's coef_ for TopKSVM(C = C / (100 n)), see docs/algorithms.md).
 
 -k sets the top-k hinge loss (1 <= k < number of classes; 1 = Crammer-Singer). It is
 not SVM-struct's -k (constraints cached for -w 0/1), which has no use here:
