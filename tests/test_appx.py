@@ -4,7 +4,9 @@ import pytest
 
 from svmrank import APSVM, RankSVM
 from svmrank.datasets import make_ranking
-from svmrank.problems.appx import APPXProblem, split_easy
+from svmrank.learners.cutting_plane import cutting_plane
+from svmrank.problems.appx import APPX_BIAS, APPXProblem, split_easy
+from svmrank.problems.binary import BinaryProblem
 
 
 def test_split_keeps_the_top_k_percent_of_easy_samples_by_margin():
@@ -28,11 +30,18 @@ def data():
     return X, y
 
 
+def appx_problem(X, y, approx, C):
+    """Stage 2 as ``APSVM(C=C, approx=approx)`` builds it: stage 1 is the binary SVM with
+    the estimator's default epsilon and max_iter."""
+    w0 = cutting_plane(BinaryProblem(X, y, bias=APPX_BIAS), C, 1e-3, max_iter=10000).w
+    return APPXProblem(X, y, w0, approx=approx)
+
+
 @pytest.mark.parametrize("k", [25, 50, 75])
 def test_easy_samples_satisfy_their_hard_constraints(data, k):
     X, y = data
     model = APSVM(C=10.0, approx=k).fit(X, y)
-    appx = APPXProblem(X, y, approx=k, C=10.0)
+    appx = appx_problem(X, y, approx=k, C=10.0)
     assert model.n_easy_ == appx.easy.sum() > 0
     sign = np.where(y > 0, 1.0, -1.0)
     margins = sign[appx.easy] * model.decision_function(X[appx.easy])
@@ -51,7 +60,7 @@ def test_approx_zero_is_the_exact_problem(data):
 
 def test_stage1_solution_is_feasible_for_stage2(data):
     X, y = data
-    appx = APPXProblem(X, y, approx=75, C=10.0)
+    appx = appx_problem(X, y, approx=75, C=10.0)
     A, b = appx.hard_constraints
     assert np.all(A @ appx.w0 >= b - 1e-9)
 

@@ -6,7 +6,7 @@ from .._validation import check_matrix, check_positive, check_vector
 from ..learners.cutting_plane import cutting_plane
 from ..losses import get_loss
 from ..metrics import average_precision, mean_over_queries, ndcg, roc_auc
-from ..problems.appx import APPX_BIAS, APPXProblem
+from ..problems.appx import APPX_BIAS, APPXProblem, check_appx_data
 from ..problems.binary import BinaryProblem
 from ..problems.ranking import RankingProblem
 from .base import BaseEstimator, LinearScorerMixin, refuse_sample_weight
@@ -116,9 +116,11 @@ class RankSVM(_CuttingPlaneEstimator):
         return self
 
     def _fit_approx(self, X, y, qid):
-        appx = APPXProblem(X, y, qid=qid, approx=self.approx, loss=self.loss, lai=self.lai,
-                           C=self.C, epsilon=self.epsilon, max_iter=int(self.max_iter),
-                           verbose=self.verbose)
+        X, y, qid, approx = check_appx_data(X, y, qid, self.approx, self.loss, self.lai)
+        # stage 1: the binary SVM whose margins split the easy from the difficult samples
+        stage1 = cutting_plane(BinaryProblem(X, y, bias=APPX_BIAS), self.C, self.epsilon,
+                               max_iter=int(self.max_iter), verbose=self.verbose)
+        appx = APPXProblem(X, y, stage1.w, qid=qid, approx=approx, loss=self.loss, lai=self.lai)
         result = self._run(appx.stage2, X.shape[1], hard_constraints=appx.hard_constraints)
         d = X.shape[1]
         self.loss_ = get_loss(self.loss)
