@@ -134,3 +134,27 @@ def test_hard_rows_stay_sparse_on_wide_data():
             tracemalloc.stop()
     assert model.n_easy_ > 50
     assert peak < 600e6, f"peak {peak / 1e6:.0f} MB"
+
+
+def test_stage_two_refuses_stage_one_weights_of_the_wrong_length(data):
+    X, y = data
+    with pytest.raises(ValueError, match="w0: expected length 16"):
+        APPXProblem(X, y, np.zeros(X.shape[1]), approx=50)
+
+
+def test_problems_import_no_learner():
+    """A problem knows no solver: the estimator runs APPX's stage 1."""
+    import ast
+    from pathlib import Path
+
+    import svmrank.problems
+    for path in Path(svmrank.problems.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [alias.name for alias in node.names]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            assert not any("learners" in name.split(".") for name in names), \
+                f"{path.name} imports a learner"
