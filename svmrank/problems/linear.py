@@ -109,7 +109,7 @@ class LinearScoreProblem(ABC):
     """Base of the problems whose joint feature is Xᵀd for per-row coefficients d.
 
     With Δ̄ and d the loss and coefficients of the most violated output at scores
-    s = X w, the constraint is (Δ̄, g = Xᵀd) and its violation Δ̄ − s·d. These are the
+    s = X w, the constraint is (Δ̄, g = Xᵀd) and its violation Δ̄ − s·d. These methods are the
     score interface of :func:`svmrank.learners.cutting_plane.cutting_plane` (its line
     search evaluates ``violation_at_scores`` on points s_b + t (s_c − s_b)).
 
