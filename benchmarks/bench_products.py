@@ -21,8 +21,8 @@ import numpy as np  # noqa: E402
 
 from _common import interleaved_times, machine_line, print_table, shared_file_or_exit  # noqa: E402
 from svmrank.io import load_svmlight  # noqa: E402
-from svmrank.problems._products import (SPARSE_D_FRACTION, SparseProducts,  # noqa: E402
-                                        matrix_product, transpose_product)
+from svmrank.problems.linear import (SPARSE_D_FRACTION, SparseProducts,  # noqa: E402
+                                     matrix_product, transpose_product)
 
 FRACTIONS = [0.05, 0.1, 0.2, 0.3, 0.5, 1.0]
 

@@ -4,7 +4,9 @@ import pytest
 
 from svmrank import APSVM, RankSVM
 from svmrank.datasets import make_ranking
-from svmrank.problems.appx import APPXProblem, split_easy
+from svmrank.learners.cutting_plane import cutting_plane
+from svmrank.problems.appx import APPX_BIAS, APPXProblem, split_easy
+from svmrank.problems.binary import BinaryProblem
 
 
 def test_split_keeps_the_top_k_percent_of_easy_samples_by_margin():
@@ -28,11 +30,18 @@ def data():
     return X, y
 
 
+def appx_problem(X, y, approx, C):
+    """Stage 2 as ``APSVM(C=C, approx=approx)`` builds it: stage 1 is the binary SVM with
+    the estimator's default epsilon and max_iter."""
+    w0 = cutting_plane(BinaryProblem(X, y, bias=APPX_BIAS), C, 1e-3, max_iter=10000).w
+    return APPXProblem(X, y, w0, approx=approx)
+
+
 @pytest.mark.parametrize("k", [25, 50, 75])
 def test_easy_samples_satisfy_their_hard_constraints(data, k):
     X, y = data
     model = APSVM(C=10.0, approx=k).fit(X, y)
-    appx = APPXProblem(X, y, approx=k, C=10.0)
+    appx = appx_problem(X, y, approx=k, C=10.0)
     assert model.n_easy_ == appx.easy.sum() > 0
     sign = np.where(y > 0, 1.0, -1.0)
     margins = sign[appx.easy] * model.decision_function(X[appx.easy])
@@ -51,7 +60,7 @@ def test_approx_zero_is_the_exact_problem(data):
 
 def test_stage1_solution_is_feasible_for_stage2(data):
     X, y = data
-    appx = APPXProblem(X, y, approx=75, C=10.0)
+    appx = appx_problem(X, y, approx=75, C=10.0)
     A, b = appx.hard_constraints
     assert np.all(A @ appx.w0 >= b - 1e-9)
 
@@ -126,3 +135,27 @@ def test_hard_rows_stay_sparse_on_wide_data():
             tracemalloc.stop()
     assert model.n_easy_ > 50
     assert peak < 600e6, f"peak {peak / 1e6:.0f} MB"
+
+
+def test_stage_two_refuses_stage_one_weights_of_the_wrong_length(data):
+    X, y = data
+    with pytest.raises(ValueError, match="w0: expected length 16"):
+        APPXProblem(X, y, np.zeros(X.shape[1]), approx=50)
+
+
+def test_problems_import_no_learner():
+    """A problem knows no solver: the estimator runs APPX's stage 1."""
+    import ast
+    from pathlib import Path
+
+    import svmrank.problems
+    for path in Path(svmrank.problems.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [alias.name for alias in node.names]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            assert not any("learners" in name.split(".") for name in names), \
+                f"{path.name} imports a learner"

@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from svmrank import _linalg_fast
 from svmrank._validation import check_matrix
-from svmrank.problems._products import (SPARSE_D_FRACTION, SparseProducts, matrix_product,
-                                       transpose_product)
+from svmrank.problems.linear import (SPARSE_D_FRACTION, SparseProducts, matrix_product,
+                                    transpose_product)
 
 
 def _random_csr(rng, n, d, density, scale):

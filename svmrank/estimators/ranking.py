@@ -6,7 +6,7 @@ from sklearn.base import ClassifierMixin
 from .._validation import check_positive, check_vector
 from ..losses import get_loss
 from ..metrics import average_precision, mean_over_ranked_queries, ndcg, roc_auc
-from ..problems.appx import APPX_BIAS, APPXProblem
+from ..problems.appx import APPX_BIAS, APPXProblem, check_appx_data
 from ..problems.binary import BinaryProblem
 from ..problems.ranking import RankingProblem
 from .base import (BinaryLabelsMixin, CuttingPlaneEstimator, LinearScorerMixin,
@@ -86,9 +86,10 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         return self
 
     def _fit_approx(self, X, y, qid):
-        appx = APPXProblem(X, y, qid=qid, approx=self.approx, loss=self.loss, lai=self.lai,
-                           C=self.C, epsilon=self.epsilon, max_iter=int(self.max_iter),
-                           verbose=self.verbose)
+        X, y, qid, approx = check_appx_data(X, y, qid, self.approx, self.loss, self.lai)
+        # stage 1: the binary SVM whose margins split the easy from the difficult samples
+        stage1 = self._solve(BinaryProblem(X, y, bias=APPX_BIAS))
+        appx = APPXProblem(X, y, stage1.w, qid=qid, approx=approx, loss=self.loss, lai=self.lai)
         result = self._run(appx.stage2, hard_constraints=appx.hard_constraints)
         d = X.shape[1]
         self.loss_ = get_loss(self.loss)

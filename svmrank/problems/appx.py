@@ -1,6 +1,7 @@
 """AP-SVM-APPX (2014 paper, §3.3): optimise the rank loss on the difficult samples only.
 
-Stage 1 trains the binary SVM w₀ (with a bias). Samples with y_i (w₀·x_i + b₀) ≥ 1 are
+Stage 1 trains the binary SVM w₀ (with a bias; :class:`svmrank.problems.binary.BinaryProblem`
+with bias ``APPX_BIAS``, trained by the estimator). Samples with y_i (w₀·x_i + b₀) ≥ 1 are
 easy; the top ``approx`` % of them by that margin stay easy, the rest join the difficult
 set. Stage 2 (eq. 10) minimises ½‖w‖² + C ξ with the rank-loss constraints over the
 difficult samples and the hard constraints y_i (w·x_i + b) ≥ 1 for the easy ones (A w ≥ b
@@ -14,8 +15,7 @@ import scipy.sparse as sp
 from .._validation import check_matrix, check_vector
 from ..inference import check_method
 from ..losses import get_loss
-from ..learners.cutting_plane import cutting_plane
-from .binary import BinaryProblem, add_bias_column
+from .binary import add_bias_column
 from .ranking import RankingProblem
 
 APPX_BIAS = 1.0  # value of the constant feature in both stages
@@ -42,52 +42,58 @@ def split_easy(margins, approx):
     return easy
 
 
+def check_appx_data(X, y, qid=None, approx=50, loss="ap", lai="qs"):
+    """Validated ``(X, y, qid, approx)`` of AP-SVM-APPX, checked before stage 1 trains:
+    ``approx`` in [0, 100], an inference method that suits the loss, and relevant
+    (y > 0) and non-relevant samples."""
+    approx = check_approx(approx)
+    check_method(lai, get_loss(loss), name="lai")
+    X = check_matrix(X)
+    y = check_vector(y, "y", n=X.shape[0])
+    if qid is not None:
+        qid = check_vector(qid, "qid", n=X.shape[0], dtype=None, finite=False)
+    if (y > 0).all() or not (y > 0).any():
+        only = "relevant" if (y > 0).all() else "non-relevant"
+        raise ValueError(f"y: AP-SVM-APPX needs relevant (y > 0) and non-relevant "
+                         f"samples, got only {only} ones")
+    return X, y, qid, approx
+
+
 class APPXProblem:
-    """The two stages of AP-SVM-APPX as data for the cutting-plane learner.
+    """Stage 2 of AP-SVM-APPX as data for the cutting-plane learner, from the stage-1
+    binary SVM.
 
     Parameters
     ----------
     X, y, qid : as for :class:`svmrank.problems.ranking.RankingProblem`
+    w0 : ndarray, shape (n_features + 1,)
+        Stage-1 weights: the binary SVM of ``BinaryProblem(X, y, bias=APPX_BIAS)``
+        (last entry: the bias weight).
     approx : float
         Percentage (0-100) of the easy samples kept easy.
     loss, lai : rank loss and inference method of stage 2.
-    C, epsilon, max_iter, verbose : stage-1 binary SVM options.
 
     Attributes
     ----------
     w0 : ndarray
-        Stage-1 weights (last entry: the bias weight).
+        Stage-1 weights.
     easy : ndarray of bool
         Easy samples (hard constraints in stage 2).
     stage2 : RankingProblem
         The rank-loss problem over the difficult samples, bias column appended.
     hard_constraints : tuple (A, b)
         Rows y_i [x_i, 1] and right-hand sides 1 of the easy samples.
-    stage1_iter : int
     """
 
-    def __init__(self, X, y, qid=None, approx=50, loss="ap", lai="qs", C=1.0, epsilon=1e-3,
-                 max_iter=10000, verbose=0):
-        approx = check_approx(approx)
-        check_method(lai, get_loss(loss), name="lai")  # before stage 1 trains
-        X = check_matrix(X)
-        y = check_vector(y, "y", n=X.shape[0])
-        if qid is not None:
-            qid = check_vector(qid, "qid", n=X.shape[0], dtype=None, finite=False)
-        if (y > 0).all() or not (y > 0).any():
-            only = "relevant" if (y > 0).all() else "non-relevant"
-            raise ValueError(f"y: AP-SVM-APPX needs relevant (y > 0) and non-relevant "
-                             f"samples, got only {only} ones")
-        binary = BinaryProblem(X, y, bias=APPX_BIAS)
-        stage1 = cutting_plane(binary, C, epsilon, max_iter=max_iter, verbose=verbose)
-        self.w0 = stage1.w
-        self.stage1_iter = stage1.n_iter
+    def __init__(self, X, y, w0, qid=None, approx=50, loss="ap", lai="qs"):
+        X, y, qid, approx = check_appx_data(X, y, qid, approx, loss, lai)
+        Xb = add_bias_column(X, APPX_BIAS)
+        self.w0 = check_vector(w0, "w0", n=Xb.shape[1])
         sign = np.where(y > 0, 1.0, -1.0)
-        margins = sign * (binary.X @ self.w0)
+        margins = sign * (Xb @ self.w0)
         self.easy = split_easy(margins, approx)
         hard = np.flatnonzero(self.easy)
         difficult = np.flatnonzero(~self.easy)
-        Xb = add_bias_column(X, APPX_BIAS)
         relevant = y[difficult] > 0
         if not relevant.any() or relevant.all():
             raise ValueError(

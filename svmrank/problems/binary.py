@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_matrix, check_vector
-from ._products import SparseProducts
+from .linear import LinearScoreProblem
 
 
 def add_bias_column(X, bias):
@@ -19,7 +19,7 @@ def add_bias_column(X, bias):
     return sp.hstack([X, np.full((X.shape[0], 1), bias)], format="csr")
 
 
-class BinaryProblem:
+class BinaryProblem(LinearScoreProblem):
     """Most-violated-constraint oracle for the error-rate loss (O(n) inference).
 
     Parameters
@@ -34,26 +34,11 @@ class BinaryProblem:
     def __init__(self, X, y, bias=1.0):
         X = check_matrix(X)
         y = check_vector(y, "y", n=X.shape[0])
-        self.X = add_bias_column(X, bias)
-        self._products = SparseProducts(self.X)
+        super().__init__(add_bias_column(X, bias))
         self.sign = np.where(y > 0, 1.0, -1.0)
-        self.n_features = self.X.shape[1]
-
-    def scores(self, w):
-        """Scores X w (bias column included)."""
-        return self._products.matvec(w)
 
     def violation_at_scores(self, scores):
         """Error rate of the most violated labelling and d with g = Xᵀ d."""
         flipped = self.sign * scores < 1.0
         n = len(self.sign)
         return float(flipped.sum()) / n, np.where(flipped, self.sign / n, 0.0)
-
-    def joint_feature(self, d):
-        """Xᵀ d (d is non-zero only on the margin violators)."""
-        return self._products.rmatvec(d)
-
-    def most_violated(self, w):
-        """Error rate and Ψ(y) − Ψ(ŷ) of the most violated labelling at w."""
-        loss, d = self.violation_at_scores(self.scores(w))
-        return loss, self.joint_feature(d)

@@ -28,6 +28,7 @@ import scipy.sparse as sp
 from ..bags import Bags, check_known
 from ..inference import LOSSES, METHODS, _lai_queries, true_coef
 from .binary import add_bias_column
+from .linear import LinearScoreProblem
 
 
 def _check_choice(value, name, choices):
@@ -36,8 +37,9 @@ def _check_choice(value, name, choices):
     return value
 
 
-class _BagProblem:
-    """Shared part: data, bag index, bag labels, known candidates.
+class _BagProblem(LinearScoreProblem):
+    """Shared part: data, bag index, bag labels, known candidates (scores, joint feature
+    and ``most_violated`` from :class:`~svmrank.problems.linear.LinearScoreProblem`).
 
     Parameters
     ----------
@@ -54,9 +56,9 @@ class _BagProblem:
     def __init__(self, X, bags, labels, known=None):
         if not isinstance(bags, Bags):
             raise ValueError("bags: expected a validated svmrank.bags.Bags (see check_bags)")
-        self.X = sp.csr_matrix(X)
-        if self.X.shape[0] != bags.n_rows:
-            raise ValueError(f"X has {self.X.shape[0]} rows but the bags cover {bags.n_rows}")
+        X = sp.csr_matrix(X, dtype=np.float64)
+        if X.shape[0] != bags.n_rows:
+            raise ValueError(f"X has {X.shape[0]} rows but the bags cover {bags.n_rows}")
         self.bags = bags
         self.relevant = np.asarray(labels) > 0
         if self.relevant.shape != (bags.n_bags,):
@@ -66,32 +68,14 @@ class _BagProblem:
             raise ValueError(f"y: need at least one positive (label > 0) and one negative bag; "
                              f"got {n_pos} positive of {bags.n_bags}")
         self.known = check_known(known, bags)  # (the kernels trust these rows)
-        self.n_features = self.X.shape[1]
-        self._XT = self.X.T.tocsr()  # Xᵀv as a CSR mat-vec
         self._pos = np.flatnonzero(self.relevant)
-
-    def scores(self, w):
-        """Candidate scores X w."""
-        return np.asarray(self.X @ w).ravel()
+        super().__init__(X)
 
     def candidate_coef(self, rows, coef):
-        """Per-candidate coefficients d (n_rows,) of Σ_k coef_k Φ(rows_k) = Xᵀ d."""
+        """Per-candidate coefficients d (n_rows,) of Σ_k coef_k Φ(rows_k) = Xᵀ d (at most
+        two rows per bag are non-zero)."""
         return np.bincount(np.asarray(rows, dtype=np.intp), weights=np.asarray(coef, dtype=float),
                            minlength=self.bags.n_rows)
-
-    def joint_feature(self, d):
-        """Xᵀ d: the joint feature of per-candidate coefficients d (see candidate_coef),
-        touching only the rows where d is non-zero when they are few (at most two per
-        bag are)."""
-        rows = np.flatnonzero(d)
-        if rows.size < 0.25 * d.size:
-            return np.asarray(self.X[rows].T @ d[rows]).ravel()
-        return np.asarray(self._XT @ d).ravel()
-
-    def most_violated(self, w):
-        """(Δ̄, ḡ) of the most violated constraint at w, ḡ = Xᵀ d."""
-        loss, d = self.violation_at_scores(self.scores(w))
-        return loss, self.joint_feature(d)
 
     def instance_rows(self):
         """Rows of an instance-level view of the data (the known candidate of a bag that

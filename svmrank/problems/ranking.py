@@ -10,11 +10,12 @@ import numpy as np
 from .._validation import check_matrix, check_vector, query_segments
 from ..inference import _lai_queries, check_method, true_coef
 from ..losses import get_loss
-from ._products import SparseProducts
+from .linear import LinearScoreProblem
 
 
-class RankingProblem:
-    """Most-violated-constraint oracle for rank losses.
+class RankingProblem(LinearScoreProblem):
+    """Most-violated-constraint oracle for rank losses (scores, joint feature and
+    ``most_violated`` from :class:`~svmrank.problems.linear.LinearScoreProblem`).
 
     Parameters
     ----------
@@ -48,19 +49,13 @@ class RankingProblem:
                           "or no non-relevant sample and are skipped", UserWarning, stacklevel=3)
         keep = np.concatenate([order[a:b] for a, b, u in zip(offsets[:-1], offsets[1:], usable) if u])
         self.rows = keep
-        self.X = X[keep]
-        self._products = SparseProducts(self.X)
+        super().__init__(X[keep])
         self.relevant = y[keep] > 0
         self.offsets = np.concatenate([[0], np.cumsum(sizes[usable])]).astype(np.int64)
         self.n_queries = int(usable.sum())
         self.loss, self.lai = loss, lai
-        self.n_features = X.shape[1]
         self._coef_true = np.concatenate([
             true_coef(self.relevant[a:b]) for a, b in zip(self.offsets[:-1], self.offsets[1:])])
-
-    def scores(self, w):
-        """Scores X w of the kept rows (the problem is linear in them)."""
-        return self._products.matvec(w)
 
     def violation_at_scores(self, scores):
         """Averaged loss Δ̄ and coefficient difference d = (coef(R*) − coef(R̄)) / |Q| of
@@ -71,14 +66,3 @@ class RankingProblem:
         if self.n_queries > 1:
             d /= self.n_queries
         return float(losses.mean()), d
-
-    def joint_feature(self, d):
-        """Xᵀ d (over the rows where d is non-zero when few are: a negative that keeps
-        its ground-truth coefficient has d = 0)."""
-        return self._products.rmatvec(d)
-
-    def most_violated(self, w):
-        """Averaged loss and joint-feature difference Ψ(R*) − Ψ(R̄) of the most
-        violated ranking of every query at w."""
-        loss, d = self.violation_at_scores(self.scores(w))
-        return loss, self.joint_feature(d)

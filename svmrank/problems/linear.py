@@ -1,5 +1,12 @@
-"""X w and Xᵀd for the problems' scores and joint features (kernel ``svmrank._linalg_fast``,
-on every core for a large X)."""
+"""Problems linear in the scores s = X w, whose joint feature is Xᵀd.
+
+:class:`LinearScoreProblem` is their common base: it owns the sparse products X w and
+Xᵀd (kernel ``svmrank._linalg_fast``, on every core for a large X) and answers the
+cutting-plane learner's ``scores``, ``joint_feature`` and ``most_violated``; a family
+adds only ``violation_at_scores``.
+"""
+from abc import ABC, abstractmethod
+
 import numpy as np
 
 from .. import _linalg_fast
@@ -96,3 +103,40 @@ class SparseProducts:
         if not self._fast or np.count_nonzero(d) <= SPARSE_D_FRACTION * d.shape[0]:
             return transpose_product(self.X, d)
         return self._by_cols.product(d)
+
+
+class LinearScoreProblem(ABC):
+    """Base of the problems whose joint feature is Xᵀd for per-row coefficients d.
+
+    With Δ̄ and d the loss and coefficients of the most violated output at scores
+    s = X w, the constraint is (Δ̄, g = Xᵀd) and its violation Δ̄ − s·d. These methods are the
+    score interface of :func:`svmrank.learners.cutting_plane.cutting_plane` (its line
+    search evaluates ``violation_at_scores`` on points s_b + t (s_c − s_b)).
+
+    Parameters
+    ----------
+    X : CSR matrix from ``check_matrix``, shape (n_rows, n_features)
+        The rows whose scores the family's inference reads.
+    """
+
+    def __init__(self, X):
+        self.X = X
+        self.n_features = X.shape[1]
+        self._products = SparseProducts(X)
+
+    def scores(self, w):
+        """Scores X w of the rows."""
+        return self._products.matvec(w)
+
+    def joint_feature(self, d):
+        """Xᵀd (over the rows where d is non-zero when few are)."""
+        return self._products.rmatvec(d)
+
+    @abstractmethod
+    def violation_at_scores(self, scores):
+        """Loss Δ̄ and coefficients d of the most violated output at these scores."""
+
+    def most_violated(self, w):
+        """Loss and joint-feature difference Xᵀd of the most violated output at w."""
+        loss, d = self.violation_at_scores(self.scores(w))
+        return loss, self.joint_feature(d)

@@ -1,0 +1,51 @@
+"""The problems linear in the scores share one base: its products, scores and joint
+feature, whatever the family (ranking, binary, latent)."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from svmrank.bags import check_bag_labels, check_bags
+from svmrank.problems.binary import BinaryProblem
+from svmrank.problems.latent import LatentAPProblem, LatentBinaryProblem, LatentSSVMProblem
+from svmrank.problems.linear import SPARSE_D_FRACTION, LinearScoreProblem
+from svmrank.problems.ranking import RankingProblem
+
+FAMILIES = [RankingProblem, BinaryProblem, LatentAPProblem, LatentSSVMProblem,
+            LatentBinaryProblem]
+
+
+@pytest.mark.parametrize("cls", FAMILIES)
+def test_each_family_adds_only_its_violation(cls):
+    assert issubclass(cls, LinearScoreProblem)
+    for name in ("scores", "joint_feature", "most_violated"):
+        assert getattr(cls, name) is getattr(LinearScoreProblem, name), f"{cls.__name__}.{name}"
+    assert cls.violation_at_scores is not LinearScoreProblem.violation_at_scores
+
+
+def test_the_base_needs_a_violation():
+    with pytest.raises(TypeError, match="violation_at_scores"):
+        LinearScoreProblem(sp.csr_matrix(np.eye(2)))
+
+
+def _latent_problem(cls, rng):
+    sizes = rng.integers(1, 5, size=30)
+    X = sp.random(int(sizes.sum()), 6, density=0.5, random_state=rng, format="csr")
+    bags = check_bags(np.repeat(np.arange(30), sizes), X.shape[0])
+    labels = check_bag_labels(np.where(np.arange(30) % 3 == 0, 1.0, -1.0), bags)
+    return cls(X, bags, labels), X
+
+
+@pytest.mark.parametrize("cls", [LatentAPProblem, LatentSSVMProblem, LatentBinaryProblem])
+@pytest.mark.parametrize("fraction", [0.1, 0.9])
+def test_latent_products_match_scipy_on_both_sides_of_the_switch(cls, fraction):
+    """Candidate scores and Xᵀd of the latent problems go through the base's products:
+    d with few non-zero rows (the scatter) and with many (the gather over Xᵀ)."""
+    rng = np.random.default_rng(0)
+    problem, X = _latent_problem(cls, rng)
+    assert (fraction <= SPARSE_D_FRACTION) == (fraction == 0.1)
+    w = rng.normal(size=problem.n_features)
+    Xp = problem.X  # (with the bias column of the latent SVM)
+    np.testing.assert_allclose(problem.scores(w), Xp @ w, rtol=1e-12, atol=1e-12)
+    rows = rng.choice(X.shape[0], size=int(fraction * X.shape[0]), replace=False)
+    d = problem.candidate_coef(rows, rng.normal(size=rows.size))
+    np.testing.assert_allclose(problem.joint_feature(d), Xp.T @ d, rtol=1e-12, atol=1e-12)
