@@ -166,11 +166,27 @@ def mean_over_queries(metric, y_true, scores, qid=None, **kwargs):
     return float(values.mean())
 
 
+def ranked_queries(relevant, offsets):
+    """Which queries have a relevant and a non-relevant sample: the queries a rank loss
+    is defined on, which training and scoring use.
+
+    Parameters
+    ----------
+    relevant : ndarray of bool, grouped by query
+    offsets : ndarray of int
+        Query q holds ``relevant[offsets[q]:offsets[q + 1]]`` (non-empty).
+    """
+    offsets = np.asarray(offsets)
+    sizes = np.diff(offsets)
+    n_rel = (np.add.reduceat(np.asarray(relevant, dtype=np.int64), offsets[:-1])
+             if len(relevant) else sizes)
+    return (n_rel > 0) & (n_rel < sizes)
+
+
 def is_ranked(relevant):
-    """Whether a query's relevance mask has a relevant and a non-relevant sample: the
-    queries a rank loss is defined on, which training and scoring use."""
-    n_rel = int(np.count_nonzero(relevant))
-    return 0 < n_rel < len(relevant)
+    """:func:`ranked_queries` of one query: whether it has a relevant and a
+    non-relevant sample."""
+    return bool(ranked_queries(relevant, [0, len(relevant)])[0])
 
 
 def mean_over_ranked_queries(measure, y_true, scores, qid=None):

@@ -444,3 +444,17 @@ def test_feature_names_are_kept_from_a_dataframe():
         with pytest.warns(UserWarning, match="feature names"):
             model.decision_function(X.toarray())
     assert not hasattr(APSVM(C=10.0).fit(X, y), "feature_names_in_")
+
+
+def test_ranked_queries_are_those_with_a_relevant_and_a_non_relevant_sample():
+    from svmrank.metrics import is_ranked, ranked_queries
+    rng = np.random.default_rng(9)
+    for _ in range(50):
+        sizes = rng.integers(1, 5, size=rng.integers(1, 6))
+        offsets = np.concatenate([[0], np.cumsum(sizes)])
+        relevant = rng.random(offsets[-1]) < 0.5
+        expected = [relevant[a:b].any() and not relevant[a:b].all()
+                    for a, b in zip(offsets[:-1], offsets[1:])]
+        assert ranked_queries(relevant, offsets).tolist() == expected
+        assert [is_ranked(relevant[a:b]) for a, b in zip(offsets[:-1], offsets[1:])] == expected
+    assert not is_ranked(np.zeros(0, dtype=bool))

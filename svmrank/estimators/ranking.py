@@ -5,7 +5,7 @@ from sklearn.base import ClassifierMixin
 
 from .._validation import check_positive, check_vector
 from ..losses import get_loss
-from ..metrics import average_precision, mean_over_ranked_queries, ndcg, roc_auc
+from ..metrics import average_precision, is_ranked, mean_over_ranked_queries, ndcg, roc_auc
 from ..problems.appx import APPX_BIAS, APPXProblem, check_appx_data
 from ..problems.binary import BinaryProblem
 from ..problems.ranking import RankingProblem
@@ -171,10 +171,10 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
         bias = check_positive(self.bias, "bias", allow_zero=True)
         X = self._validate_X(X, reset=True)
         y = check_vector(self._fit_labels(y, X.shape[0]), "y", n=X.shape[0])
-        n_rel = int((y > 0).sum())
-        if n_rel in (0, len(y)):
+        if not is_ranked(y > 0):
             raise ValueError(f"y: needs relevant (y > 0) and non-relevant (y <= 0) samples; got "
-                             f"{n_rel} relevant of {len(y)} (labels such as 1 and 2 are all relevant)")
+                             f"{int((y > 0).sum())} relevant of {len(y)} (labels such as 1 and "
+                             "2 are all relevant)")
         result = self._run(BinaryProblem(X, y, bias=bias))
         d = X.shape[1]
         self.coef_ = result.w[:d]

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from .._validation import check_matrix, check_vector
 from ..inference import check_method
 from ..losses import get_loss
+from ..metrics import is_ranked
 from .binary import add_bias_column
 from .ranking import RankingProblem
 
@@ -52,7 +53,7 @@ def check_appx_data(X, y, qid=None, approx=50, loss="ap", lai="qs"):
     y = check_vector(y, "y", n=X.shape[0])
     if qid is not None:
         qid = check_vector(qid, "qid", n=X.shape[0], dtype=None, finite=False)
-    if (y > 0).all() or not (y > 0).any():
+    if not is_ranked(y > 0):
         only = "relevant" if (y > 0).all() else "non-relevant"
         raise ValueError(f"y: AP-SVM-APPX needs relevant (y > 0) and non-relevant "
                          f"samples, got only {only} ones")
@@ -95,7 +96,7 @@ class APPXProblem:
         hard = np.flatnonzero(self.easy)
         difficult = np.flatnonzero(~self.easy)
         relevant = y[difficult] > 0
-        if not relevant.any() or relevant.all():
+        if not is_ranked(relevant):
             raise ValueError(
                 f"approx={approx:g}: the difficult set ({len(difficult)} samples) has no "
                 f"{'relevant' if not relevant.any() else 'non-relevant'} sample, so the rank "

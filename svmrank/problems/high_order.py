@@ -20,6 +20,7 @@ from .._validation import check_matrix, check_positive, check_vector
 from ..graph import (EdgeTopology, canonical_edges, check_edges, max_marginal_gaps,
                      max_marginals_compact, max_score_labelling)
 from ..inference import loss_augmented_inference, true_coef
+from ..metrics import is_ranked
 from .binary import add_bias_column
 
 
@@ -149,10 +150,9 @@ class HighOrderFeatures:
 def _split_labels(y, n):
     y = check_vector(y, "y", n=n)
     rel = y > 0
-    n_pos = int(rel.sum())
-    if n_pos == 0 or n_pos == n:
+    if not is_ranked(rel):
         raise ValueError(f"y: need at least one relevant (y > 0) and one non-relevant sample; "
-                         f"got {n_pos} relevant of {n}")
+                         f"got {int(rel.sum())} relevant of {n}")
     return rel
 
 

@@ -27,6 +27,7 @@ import scipy.sparse as sp
 
 from ..bags import Bags, check_known
 from ..inference import LOSSES, METHODS, _lai_queries, true_coef
+from ..metrics import is_ranked
 from .binary import add_bias_column
 from .linear import LinearScoreProblem
 
@@ -63,8 +64,8 @@ class _BagProblem(LinearScoreProblem):
         self.relevant = np.asarray(labels) > 0
         if self.relevant.shape != (bags.n_bags,):
             raise ValueError(f"labels: expected one label per bag ({bags.n_bags})")
-        n_pos = int(self.relevant.sum())
-        if n_pos == 0 or n_pos == bags.n_bags:
+        if not is_ranked(self.relevant):
+            n_pos = int(self.relevant.sum())
             raise ValueError(f"y: need at least one positive (label > 0) and one negative bag; "
                              f"got {n_pos} positive of {bags.n_bags}")
         self.known = check_known(known, bags)  # (the kernels trust these rows)

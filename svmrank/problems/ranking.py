@@ -10,6 +10,7 @@ import numpy as np
 from .._validation import check_matrix, check_vector, query_segments
 from ..inference import _lai_queries, check_method, true_coef
 from ..losses import get_loss
+from ..metrics import ranked_queries
 from .linear import LinearScoreProblem
 
 
@@ -37,8 +38,7 @@ class RankingProblem(LinearScoreProblem):
         order, offsets = query_segments(qid, X.shape[0])
         relevant = y[order] > 0
         sizes = np.diff(offsets)
-        n_rel = np.add.reduceat(relevant.astype(np.int64), offsets[:-1]) if len(order) else sizes
-        usable = (n_rel > 0) & (n_rel < sizes)
+        usable = ranked_queries(relevant, offsets)
         self.n_queries_total = len(sizes)
         self.n_skipped = int((~usable).sum())
         if not usable.any():
