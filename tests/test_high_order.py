@@ -10,7 +10,8 @@ import pytest
 from svmrank.datasets import make_grouped
 from sklearn.exceptions import NotFittedError
 
-from svmrank.estimators.high_order import HOAPSVM, HOBSVM, from_linear_model, to_linear_model
+from svmrank.estimators.high_order import HOAPSVM, HOBSVM
+from svmrank.io import from_model, to_model
 from svmrank.exceptions import ConvergenceWarning
 from svmrank.estimators.ranking import APSVM, BinarySVM
 from svmrank.graph import edges_from_groups, max_marginals
@@ -263,28 +264,27 @@ def test_predictions_keep_the_fitted_layout():
 def test_model_metadata_read_by_index_and_checked():
     _, X, y, edges = tiny(2, n=8)
     est = HOBSVM(C=3.0, pairwise_features=[0, 2]).fit(X, y, edges=edges)
-    model = to_linear_model(est)
+    model = to_model(est)
     tokens = model.metadata["pairwise"].split(",")
     model.metadata["pairwise"] = ",".join(reversed(tokens))  # order does not matter
-    np.testing.assert_allclose(from_linear_model(model).decision_function(X, edges=edges),
+    np.testing.assert_allclose(from_model(model).decision_function(X, edges=edges),
                                est.decision_function(X, edges=edges))
     for bad, match in ((tokens + tokens[:1], "listed twice"),
                        ([t for t in tokens if not t.startswith("b:")], "missing with one")):
         model.metadata["pairwise"] = ",".join(bad)
         with pytest.raises(ValueError, match=match):
-            from_linear_model(model)
+            from_model(model)
 
 
 def test_model_file_round_trip_and_console_scripts(tmp_path, capsys):
     from svmrank.cli import ap_classify, ap_learn
-    from svmrank.estimators.high_order import from_linear_model, to_linear_model
     from svmrank.io.model_file import read_model, write_model
     from svmrank.io.svmlight import dump_svmlight
     X, y, groups = make_grouped(n_samples=90, n_features=5, n_groups=20, random_state=5)
     E = edges_from_groups(groups)
     est = HOBSVM(C=5.0, eta=0.7, pairwise_features=[1, 3]).fit(X, y, edges=E)
-    write_model(tmp_path / "m.txt", to_linear_model(est))
-    back = from_linear_model(read_model(tmp_path / "m.txt"))
+    write_model(tmp_path / "m.txt", to_model(est))
+    back = from_model(read_model(tmp_path / "m.txt"))
     assert isinstance(back, HOBSVM) and back.eta == 0.7
     assert np.allclose(back.decision_function(X, edges=E), est.decision_function(X, edges=E),
                        atol=1e-6)
@@ -297,7 +297,7 @@ def test_model_file_round_trip_and_console_scripts(tmp_path, capsys):
         assert ap_classify.main(opts + ["-v", "0", str(tmp_path / "train.dat"),
                                         str(tmp_path / "hob.model"), str(tmp_path / "out.txt")]) == 0
         scores = np.loadtxt(tmp_path / "out.txt")
-        model = from_linear_model(read_model(tmp_path / "hob.model"))
+        model = from_model(read_model(tmp_path / "hob.model"))
         assert np.allclose(scores, model.decision_function(X, edges=E), atol=1e-6)
     capsys.readouterr()  # both links options: one would be ignored silently, so refused
     assert ap_classify.main(["--groups", "img", "--edges", str(tmp_path / "train.edges"), "-v",
@@ -323,7 +323,6 @@ def test_model_file_round_trip_and_console_scripts(tmp_path, capsys):
 
 def test_console_script_high_order_options(tmp_path, capsys):
     from svmrank.cli import ap_learn
-    from svmrank.estimators.high_order import from_linear_model
     from svmrank.io.model_file import read_model
     from svmrank.io.svmlight import dump_svmlight
     X, y, groups = make_grouped(n_samples=60, n_features=5, n_groups=15, random_state=2)
@@ -333,7 +332,7 @@ def test_console_script_high_order_options(tmp_path, capsys):
     assert ap_learn.main(args + [str(tmp_path / "train.dat"), str(tmp_path / "m")]) == 0
     est = HOBSVM(C=5.0, eta=0.5, pairwise_features=[1, 3], J=3.0, epsilon=0.1).fit(
         X, y, edges=edges_from_groups(groups))
-    back = from_linear_model(read_model(tmp_path / "m"))
+    back = from_model(read_model(tmp_path / "m"))
     assert back.eta == 0.5 and back.pairwise_index_.tolist()[:2] == [1, 3]
     np.testing.assert_allclose(back.pairwise_coef_, est.pairwise_coef_, atol=1e-6)
     for bad, message in ((["--pairwise-features", "0"], "feature numbers start at 1"),

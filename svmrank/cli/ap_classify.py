@@ -11,9 +11,9 @@ import scipy.sparse as sp
 
 from .. import __version__
 from ..bags import check_bag_labels, check_bags, load_bags
-from ..estimators.high_order import from_linear_model
 from ..graph import edges_for_examples
 from ..io.atomic import atomic_write, check_writable
+from ..io.estimator_model import HIGH_ORDER_MODELS, from_model, training_info
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .._validation import query_segments
@@ -65,8 +65,9 @@ def classify(argv):
     check_writable(args.output_file, inputs=[f for f in (args.example_file, args.model_file,
                                                          args.edges) if f])
     model = read_model(args.model_file)
+    info = training_info(model)
     load = load_bags if args.latent else load_svmlight
-    high_order = model.metadata.get("model") in ("hob", "hoap")
+    high_order = info.get("model") in HIGH_ORDER_MODELS
     if (args.edges or args.groups) and (not high_order or args.latent):
         raise CLIError("--edges and --groups need a high-order model (svm_ap_learn --model)")
     if args.edges and args.groups:
@@ -75,22 +76,22 @@ def classify(argv):
     X, y, qid, *rest = load(args.example_file, **by_comment)
     X = to_model_width(X, model.n_features, args.example_file)
     start = time.process_time()
-    scores = X @ model.w - model.b
-    refuse_overflowing_rows(scores, args.example_file, "the score w·x - b")
-    if high_order:  # Dokania et al. 2014 eq. 11: s_i = m_i+ - m_i- on the examples' graph
-        if not (args.edges or args.groups):
-            warnings.warn(f"{args.model_file}: a {model.metadata['model'].upper()}-SVM model "
-                          "ranks by its pairwise terms too; without --edges or --groups the "
-                          "examples are unlinked and only the unary part scores them",
-                          UserWarning, stacklevel=2)
-        edges = edges_for_examples(X.shape[0], args.edges, args.groups, qid,
-                                   rest[0] if by_comment else None)
-        try:
-            estimator = from_linear_model(model)
-        except ValueError as exc:  # its message starts "model: "
-            raise ValueError(f"{args.model_file}: {str(exc).removeprefix('model: ')}") from None
-        scores = estimator.decision_function(X, edges=edges)
-    if (str(model.metadata.get("latent", "0")) != "0") != args.latent:
+    # (the file's own score, what SVM-light's svm_classify computes, finite on every line)
+    refuse_overflowing_rows(model.decision_function(X), args.example_file, "the score w·x - b")
+    links = {}
+    if high_order and not (args.edges or args.groups):
+        warnings.warn(f"{args.model_file}: a {info['model'].upper()}-SVM model "
+                      "ranks by its pairwise terms too; without --edges or --groups the "
+                      "examples are unlinked and only the unary part scores them",
+                      UserWarning, stacklevel=2)
+    if high_order and not args.latent:  # Dokania et al. 2014 eq. 11: s_i = m_i+ - m_i-
+        links["edges"] = edges_for_examples(X.shape[0], args.edges, args.groups, qid,
+                                            rest[0] if by_comment else None)
+    try:  # --latent reads any model's linear part as a scorer of candidates
+        estimator = from_model(model, latent=True if args.latent else None)
+    except ValueError as exc:  # its message starts "model: "
+        raise ValueError(f"{args.model_file}: {str(exc).removeprefix('model: ')}") from None
+    if info.get("latent", False) != args.latent:
         warnings.warn(f"{args.model_file}: the model was trained with --latent; without "
                       "--latent every line is scored on its own, not as a candidate of its "
                       "bag (qid)" if not args.latent else
@@ -99,7 +100,9 @@ def classify(argv):
                       UserWarning, stacklevel=2)
     if args.latent:  # behl2014 eq. 6-7: a bag scores its best candidate
         bags = check_bags(qid, X.shape[0])
-        scores, y, qid = bags.max(scores), check_bag_labels(y, bags), np.zeros(bags.n_bags)
+        links["bags"] = qid
+        y, qid = check_bag_labels(y, bags), np.zeros(bags.n_bags)
+    scores = estimator.decision_function(X, **links)
     runtime = time.process_time() - start
     n_exact, n_written = len(np.unique(scores)), len(np.unique(np.round(scores, 8)))
     if n_written < n_exact:
@@ -110,8 +113,8 @@ def classify(argv):
     with atomic_write(args.output_file) as fh:
         fh.write("".join(f"{s:.8f}\n" for s in scores.tolist()))
     if args.v >= 1:
-        print(summary(y, scores, qid if (qid != 0).any() else None,
-                      model.metadata.get("loss"), runtime), flush=True)
+        print(summary(y, scores, qid if (qid != 0).any() else None, info.get("loss"),
+                      runtime), flush=True)
     return 0
 
 

@@ -8,16 +8,14 @@ import warnings
 
 from .. import __version__
 from ..bags import load_bags
-from ..estimators.high_order import HOAPSVM, HOBSVM, to_linear_model
-from ..estimators.latent import LatentAPSVM, LatentSVM
 from ..graph import edges_for_examples
-from ..estimators.ranking import BinarySVM, RankSVM
 from ..exceptions import InputFormatError
 from ..problems.appx import APPX_BIAS
 from ..inference import METHODS, SEARCH_LOSSES, SEARCH_METHODS
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
-from ..io.model_file import LinearModel, write_model
+from ..io.estimator_model import to_model
+from ..io.model_file import write_model
 from ..io.svmlight import load_svmlight
 from .common import (CLIError, StructArgumentParser, add_kernel_option, add_perf_settings,
                      add_solver_settings, add_verbosity_options, check_kernel,
@@ -215,6 +213,8 @@ def parse_feature_list(text):
 
 def make_estimator(args):
     """The estimator the options describe."""
+    # (imported here: the estimators import scikit-learn, which -? and option errors skip)
+    from ..estimators import HOAPSVM, HOBSVM, BinarySVM, LatentAPSVM, LatentSVM, RankSVM
     common = dict(C=args.c, epsilon=args.e, max_iter=args.max_iter, verbose=int(args.v >= 1))
     if args.model:
         high_order = dict(bias=args.bias, eta=args.eta, pairwise_features=args.pairwise, **common)
@@ -273,16 +273,7 @@ def learn(argv):
     except ValueError as exc:  # the data cannot be trained on: say which file
         raise ValueError(f"{args.example_file}: {exc}") from None
     elapsed = time.perf_counter() - start
-    metadata = {"svmrank": __version__, "loss": args.loss, "C": f"{args.c:.12g}",
-                "epsilon": f"{args.e:.12g}", "iterations": str(estimator.n_iter_),
-                "n_train": str(X.shape[0])}
-    if args.latent:
-        metadata.update(latent="1", cccp_iterations=str(estimator.n_outer_iter_))
-    if args.model:
-        model = to_linear_model(estimator, metadata)
-    else:
-        model = LinearModel(w=estimator.coef_, b=0.0 - float(estimator.intercept_), metadata=metadata)
-    write_model(args.model_file, model)
+    write_model(args.model_file, to_model(estimator, n_train=X.shape[0]))
     if args.v >= 1:
         r = estimator.result_
         print(f"{'Converged' if r.converged else 'Stopped at -# (not converged)'} after "

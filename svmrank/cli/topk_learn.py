@@ -8,18 +8,14 @@ import warnings
 import numpy as np
 
 from .. import __version__
-from ..estimators.topk import TopKSVM
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
-from ..io.multiclass_model import (MulticlassModel, check_model_size, format_label,
-                                   write_multiclass_model)
+from ..io.estimator_model import MULTICLASS_SCALE, to_model
+from ..io.multiclass_model import check_model_size, format_label, write_multiclass_model
 from ..io.svmlight import load_svmlight
 from .common import (CLIError, StructArgumentParser, add_kernel_option, add_solver_settings,
                      add_verbosity_options, check_kernel, check_solver_settings,
                      check_verbosity, positive_float, refuse_overflowing_rows, run)
-
-# SVM-multiclass counts the 0/1 loss in percent (100 * Delta) and divides C by n.
-LOSS_SCALE = 100.0
 
 EPILOG = """\
 -c means what it means for svm_multiclass_learn: the objective is
@@ -151,19 +147,18 @@ def learn(argv):
     if args.v >= 1:
         print(f"Reading training examples... {n} examples, {X.shape[1]} features, "
               f"{m} classes.", flush=True)
-    estimator = TopKSVM(k=args.k, loss=args.loss, C=args.c / (LOSS_SCALE * n), epsilon=args.e,
-                        max_epoch=args.max_epoch, check_gap_every=args.gap_every,
-                        random_state=args.seed, verbose=int(args.v >= 2))
+    from ..estimators.topk import TopKSVM  # (imported here: it imports scikit-learn)
+    # SVM-multiclass counts the 0/1 loss in percent (100 * Delta) and divides C by n
+    estimator = TopKSVM(k=args.k, loss=args.loss, C=args.c / (MULTICLASS_SCALE * n),
+                        epsilon=args.e, max_epoch=args.max_epoch,
+                        check_gap_every=args.gap_every, random_state=args.seed,
+                        verbose=int(args.v >= 2))
     estimator.fit(X, y, classes=classes)
     elapsed = time.perf_counter() - start
-    metadata = {"svmrank": __version__, "model": "topk-svm", "k": str(args.k),
-                "loss": args.loss, "C": f"{args.c:.12g}", "epsilon": f"{args.e:.12g}",
-                "epochs": str(estimator.n_iter_), "gap": f"{estimator.duality_gap_:.3g}"}
-    model = MulticlassModel(coef=LOSS_SCALE * estimator.coef_, classes=classes, n_train=n,
-                            metadata=metadata)
-    write_multiclass_model(args.model_file, model)
+    # (C as given: the estimator's C times MULTICLASS_SCALE * n, up to rounding)
+    write_multiclass_model(args.model_file, to_model(estimator, n_train=n, C=args.c))
     if args.v >= 1:
-        scale = LOSS_SCALE ** 2  # objective on svm_multiclass_learn's scale
+        scale = MULTICLASS_SCALE ** 2  # objective on svm_multiclass_learn's scale
         converged = estimator.duality_gap_ <= args.e
         print(f"{'Converged' if converged else 'Stopped at -# (not converged)'} after "
               f"{estimator.n_iter_} epochs; objective {scale * estimator.primal_objective_:.8g}, "

@@ -1,0 +1,343 @@
+"""Fitted estimators as model files and back: :func:`to_model` and :func:`from_model`.
+
+Every family the console scripts write maps here, and only here:
+
+============================  ===============================================
+estimator                     model file (metadata beyond C, epsilon, ...)
+============================  ===============================================
+RankSVM, APSVM                SVM-light, ``loss=ap|ndcg|roc``
+BinarySVM                     SVM-light, ``loss=error``
+LatentAPSVM, LatentSSVM       SVM-light, ``loss=ap latent=1``
+LatentSVM                     SVM-light, ``loss=error latent=1``
+HOBSVM, HOAPSVM               SVM-light, ``model=hob|hoap eta= bias= pairwise=``
+TopKSVM                       SVM-multiclass, ``model=topk-svm k= loss=alpha|beta``
+============================  ===============================================
+
+A model file of another tool (svm_learn, svm_perf_learn, svm_rank_learn,
+svm_multiclass_learn) has no such metadata and reads as a plain linear estimator.
+
+Sign: SVM-light scores ``w·x − b``, an estimator ``X @ coef_ + intercept_``; the threshold
+is ``b = −intercept_`` (:func:`flip_sign`, both ways). Scale: SVM-multiclass counts its loss
+in percent, so its file holds ``MULTICLASS_SCALE`` × TopKSVM's ``coef_`` and its C is
+TopKSVM's C × ``MULTICLASS_SCALE`` × n_train (svm_multiclass_learn's C, divided by n).
+
+The estimator classes are imported inside the functions: reading and writing model
+files (and the console scripts' start-up) never imports scikit-learn.
+"""
+import numpy as np
+
+from .. import __version__
+from .model_file import LinearModel
+from .multiclass_model import MulticlassModel
+
+__all__ = ["to_model", "from_model", "training_info", "flip_sign", "MULTICLASS_SCALE"]
+
+MULTICLASS_SCALE = 100.0
+HIGH_ORDER_MODELS = ("hob", "hoap")
+TOPK_MODEL = "topk-svm"
+_RANK_LOSSES = ("ap", "ndcg", "roc")
+_BINARY_LOSS = "error"
+
+
+def _pairwise_text(weights):
+    return ",".join(f"{i}:{v:.17g}" for i, v in weights) if weights else "none"
+
+
+def _pairwise_value(text):
+    """[(feature index, or 'b' for the constant feature, weight), ...] of ``pairwise=``."""
+    if text == "none":
+        return []
+    weights = []
+    for token in text.split(","):
+        index, value = token.split(":", 1)
+        weights.append((index if index == "b" else int(index), float(value)))
+    return weights
+
+
+def _number(spec):
+    return lambda value: format(float(value), spec)
+
+
+# The metadata schema: key -> (its text from a value, its value from the text), in the
+# order the keys are written. n_train fills the SVM-light header line, not a token.
+_LINEAR_KEYS = {
+    "svmrank": (str, str),                  # the version that wrote the file
+    "loss": (str, str),                     # ap, ndcg, roc or error
+    "C": (_number(".12g"), float),
+    "epsilon": (_number(".12g"), float),
+    "iterations": (str, int),               # cutting-plane iterations (all of CCCP's)
+    "n_train": (str, int),                  # training rows (candidates, linked samples)
+    "latent": (lambda v: "1" if v else "0", lambda text: text != "0"),
+    "cccp_iterations": (str, int),
+    "model": (str, str),                    # hob or hoap
+    "eta": (_number(".17g"), float),
+    "bias": (_number(".17g"), float),       # value of the constant feature
+    "pairwise": (_pairwise_text, _pairwise_value),
+}
+_MULTICLASS_KEYS = {
+    "svmrank": (str, str),
+    "model": (str, str),                    # topk-svm
+    "k": (str, int),
+    "loss": (str, str),                     # alpha or beta
+    "C": (_number(".12g"), float),          # svm_multiclass_learn's C
+    "epsilon": (_number(".12g"), float),
+    "epochs": (str, int),
+    "gap": (_number(".3g"), float),
+}
+
+
+def flip_sign(value):
+    """SVM-light's threshold b from an intercept, or an intercept from b (``0.0 − value``,
+    so that 0 stays 0, never −0)."""
+    return 0.0 - float(value)
+
+
+def _metadata(keys, info):
+    """The metadata text of the values in ``info`` (None: left out), in schema order."""
+    unknown = sorted(set(info) - set(keys))
+    if unknown:
+        raise ValueError(f"training_info: unknown key {unknown[0]!r}; the model file "
+                         f"keeps {', '.join(keys)}")
+    return {key: keys[key][0](info[key]) for key in keys if info.get(key) is not None}
+
+
+def _parsed(keys, metadata):
+    """The values of the schema keys in ``metadata`` that parse (the others left out)."""
+    info = {}
+    for key, text in metadata.items():
+        if key in keys:
+            try:
+                info[key] = keys[key][1](text)
+            except ValueError:
+                pass
+    return info
+
+
+def training_info(model):
+    """The metadata of a model file as values (the inverse of :func:`to_model`'s
+    ``training_info``).
+
+    Parameters
+    ----------
+    model : LinearModel or MulticlassModel
+
+    Returns
+    -------
+    dict
+        The schema keys the file holds with a readable value: ``svmrank`` (version),
+        ``loss``, ``C``, ``epsilon``, ``iterations``, ``n_train``, ``latent`` (bool),
+        ``cccp_iterations``, ``model``, ``eta``, ``bias``, ``pairwise`` (list of
+        (feature index or "b", weight)); for a multiclass file ``model``, ``k``,
+        ``loss``, ``C``, ``epsilon``, ``epochs``, ``gap`` and ``n_train``. Empty (but
+        for ``n_train``) for a file of another tool.
+    """
+    if isinstance(model, MulticlassModel):
+        return {**_parsed(_MULTICLASS_KEYS, model.metadata), "n_train": int(model.n_train)}
+    if isinstance(model, LinearModel):
+        return _parsed(_LINEAR_KEYS, model.metadata)
+    raise ValueError(f"model: expected a LinearModel or MulticlassModel, got "
+                     f"{type(model).__name__}")
+
+
+# ------------------------------------------------------------------ to_model
+def to_model(estimator, **training_info):
+    """A fitted estimator as a model file's content.
+
+    Parameters
+    ----------
+    estimator : fitted RankSVM, APSVM, BinarySVM, LatentAPSVM, LatentSSVM, LatentSVM,
+        HOBSVM, HOAPSVM or TopKSVM
+    **training_info
+        Metadata the estimator does not hold, by schema key (see :func:`training_info`):
+        ``n_train`` above all (the number of training rows, for the header). A key
+        given here replaces the estimator's value.
+
+    Returns
+    -------
+    LinearModel, or MulticlassModel for TopKSVM
+        Write it with :func:`~svmrank.io.write_model` / :func:`~svmrank.io.write_multiclass_model`.
+        A high-order model's weights are its unary part w₁⁺ − w₁⁻ (what SVM-light's
+        tools score); its pairwise weights travel in the metadata.
+    """
+    from ..estimators import (HOAPSVM, HOBSVM, BinarySVM, LatentAPSVM, LatentSVM, RankSVM,
+                              TopKSVM)
+    if not isinstance(estimator, (RankSVM, BinarySVM, LatentAPSVM, LatentSVM, HOBSVM, HOAPSVM,
+                                  TopKSVM)):
+        raise ValueError(f"estimator: no model file holds a {type(estimator).__name__}")
+    if not hasattr(estimator, "n_features_in_"):
+        from ..exceptions import not_fitted_error
+        raise not_fitted_error(f"This {type(estimator).__name__} instance is not fitted yet; "
+                               "call fit first")
+    if isinstance(estimator, TopKSVM):
+        return _topk_model(estimator, training_info)
+    info = {"svmrank": __version__, "C": estimator.C, "epsilon": estimator.epsilon,
+            "iterations": getattr(estimator, "n_iter_", None)}
+    if isinstance(estimator, (HOBSVM, HOAPSVM)):
+        w, intercept = _high_order_part(estimator, info)
+        info["loss"] = "ap" if isinstance(estimator, HOAPSVM) else _BINARY_LOSS
+        info["model"] = "hoap" if isinstance(estimator, HOAPSVM) else "hob"
+    else:
+        w, intercept = estimator.coef_, estimator.intercept_
+        if isinstance(estimator, (BinarySVM, LatentSVM)):
+            info["loss"] = _BINARY_LOSS
+        elif isinstance(estimator, LatentAPSVM):
+            info["loss"] = "ap"
+        elif getattr(estimator, "loss_", None) is not None and estimator.loss_.name in _RANK_LOSSES:
+            info["loss"] = estimator.loss_.name  # (a user's QSLoss is not written)
+        if isinstance(estimator, (LatentAPSVM, LatentSVM)):
+            info.update(latent=True, cccp_iterations=getattr(estimator, "n_outer_iter_", None))
+    info.update(training_info)
+    return LinearModel(w=np.array(w, dtype=np.float64), b=flip_sign(intercept),
+                       metadata=_metadata(_LINEAR_KEYS, info))
+
+
+def _high_order_part(estimator, info):
+    """(w, intercept) of a high-order estimator's unary part; its η, bias and pairwise
+    weights (indices into X, ``"b"`` the constant feature) go to ``info``."""
+    d = estimator.n_features_in_
+    v = estimator.unary_coef_
+    eta, _, bias = getattr(estimator, "layout_", (estimator.eta, None, estimator.bias))
+    info.update(eta=eta, bias=bias, pairwise=[
+        ("b" if i == d else i, weight)
+        for i, weight in zip(estimator.pairwise_index_.tolist(), estimator.pairwise_coef_.tolist())])
+    return v[:d], (float(v[d]) * bias if bias else 0.0)
+
+
+def _topk_model(estimator, training_info):
+    n_train = training_info.pop("n_train", None)
+    if n_train is None:
+        dual = getattr(estimator, "dual_coef_", None)
+        n_train = 0 if dual is None else dual.shape[0]
+    coef = getattr(estimator, "coef_", None)
+    if coef is None:
+        raise ValueError("estimator: a TopKSVM with kernel='precomputed' has no weights to write")
+    info = {"svmrank": __version__, "model": TOPK_MODEL,
+            "k": getattr(estimator, "k_", estimator.k), "loss": estimator.loss,
+            # (svm_multiclass_learn's C: its loss in percent, its slacks summed over n)
+            "C": estimator.C * MULTICLASS_SCALE * n_train if n_train else None,
+            "epsilon": estimator.epsilon, "epochs": getattr(estimator, "n_iter_", None),
+            "gap": getattr(estimator, "duality_gap_", None), **training_info}
+    return MulticlassModel(coef=MULTICLASS_SCALE * coef, classes=estimator.classes_,
+                           n_train=int(n_train), metadata=_metadata(_MULTICLASS_KEYS, info))
+
+
+# ------------------------------------------------------------------ from_model
+def from_model(model, latent=None):
+    """A fitted estimator from a model file's content (:func:`~svmrank.io.read_model`,
+    :func:`~svmrank.io.read_multiclass_model`).
+
+    Its ``decision_function`` scores as the file says (``X @ w − b`` for a linear
+    model; the bags' best candidate for a latent one, max-marginal differences over
+    ``edges`` for a high-order one); the hyper-parameters the metadata holds (C,
+    epsilon, loss, η, bias, pairwise features, k) are restored, the others are the
+    class defaults.
+
+    Parameters
+    ----------
+    model : LinearModel or MulticlassModel
+    latent : bool, optional
+        True: a latent estimator whatever the metadata says (the linear part w·x − b
+        scores the candidates: ``svm_ap_classify --latent``); False: never a latent
+        one; None (default): as the metadata says.
+
+    Returns
+    -------
+    estimator
+        RankSVM or BinarySVM (``loss=error``) for a plain linear model, also one of
+        another tool; LatentAPSVM or LatentSVM; HOBSVM or HOAPSVM; TopKSVM for a
+        multiclass model (its ``dual_coef_`` is None: a file keeps no dual variables).
+
+    Raises
+    ------
+    ValueError
+        Starting "model: ", for malformed high-order metadata or a multiclass
+        threshold b ≠ 0 (TopKSVM scores have none).
+    """
+    info = training_info(model)
+    if isinstance(model, MulticlassModel):
+        return _topk_estimator(model, info)
+    from ..estimators import HOAPSVM, HOBSVM, BinarySVM, LatentAPSVM, LatentSVM, RankSVM
+    params = {key: info[key] for key in ("C", "epsilon") if key in info}
+    binary = info.get("loss") == _BINARY_LOSS
+    if latent if latent is not None else info.get("latent", False):
+        estimator = (LatentSVM if binary else LatentAPSVM)(**params)
+    elif info.get("model") in HIGH_ORDER_MODELS:
+        return _high_order_estimator(model, HOAPSVM if info["model"] == "hoap" else HOBSVM,
+                                     params)
+    elif binary:
+        estimator = BinarySVM(**params)
+        estimator.classes_ = None  # (predict gives 0/1 relevance: the file has no labels)
+    else:
+        from ..losses import get_loss
+        loss = info.get("loss") if info.get("loss") in _RANK_LOSSES else "ap"
+        estimator = RankSVM(loss=loss, **params)
+        estimator.loss_ = get_loss(loss)
+    estimator.coef_ = model.w.copy()
+    estimator.intercept_ = flip_sign(model.b)
+    estimator.n_features_in_ = model.n_features
+    return estimator
+
+
+def _high_order_estimator(model, cls, params):
+    """HOBSVM / HOAPSVM with coef_ = (unary part; 0; pairwise weights) in its layout."""
+    meta = model.metadata
+    d = model.n_features
+    try:
+        eta, bias = float(meta["eta"]), float(meta["bias"])
+        weights = {}
+        for i, value in _pairwise_value(meta.get("pairwise", "none")):
+            i = d if i == "b" else i
+            if i in weights:
+                raise ValueError(f"pairwise feature {'b' if i == d else i} listed twice")
+            weights[i] = value
+    except (KeyError, ValueError) as exc:
+        raise ValueError(f"model: malformed high-order metadata ({exc})") from None
+    if not (np.isfinite(eta) and np.isfinite(bias) and eta >= 0 and bias >= 0
+            and all(np.isfinite(list(weights.values())))):
+        raise ValueError("model: malformed high-order metadata (eta, bias and the pairwise "
+                         "weights must be finite, eta and bias non-negative)")
+    positive = [f"{'b' if i == d else i}:{v:g}" for i, v in weights.items() if v > 0]
+    if positive:  # training keeps w₂ ≤ 0 (a submodular energy that graph cuts solve)
+        raise ValueError(f"model: pairwise weight {positive[0]} is positive; the pairwise "
+                         "weights of a high-order model are <= 0 (w₂ > 0 rewards cut edges, "
+                         "an energy graph cuts cannot minimise)")
+    features_pf = sorted(i for i in weights if i != d)
+    if any(i < 0 or i >= d for i in features_pf) or ((d in weights) != bool(bias)):
+        raise ValueError("model: pairwise feature indices out of range, or the constant "
+                         "feature's weight 'b' given without a bias or missing with one")
+    index = features_pf + ([d] if bias else [])  # HighOrderFeatures' order
+    estimator = cls(eta=eta, bias=bias, pairwise_features=features_pf, **params)
+    k = d + (1 if bias else 0)
+    w = np.zeros(2 * k + len(index))
+    w[:d] = model.w
+    if bias:
+        w[d] = flip_sign(model.b) / bias
+    w[2 * k:] = [weights[i] for i in index]
+    estimator.coef_ = w
+    estimator.unary_coef_ = w[:k].copy()
+    estimator.pairwise_coef_ = w[2 * k:].copy()
+    estimator.pairwise_index_ = np.asarray(index, dtype=np.int64)
+    estimator.layout_ = (eta, np.asarray(features_pf, dtype=np.int64), bias)
+    estimator.n_features_in_ = d
+    return estimator
+
+
+def _topk_estimator(model, info):
+    from ..estimators import TopKSVM
+    if model.b != 0:
+        raise ValueError(f"model: threshold b = {model.b:g}; TopKSVM's class scores have "
+                         "no threshold (it shifts every class score alike)")
+    params = {key: info[key] for key in ("k", "epsilon") if key in info}
+    if info.get("loss") in ("alpha", "beta"):
+        params["loss"] = info["loss"]
+    if "C" in info and info["n_train"]:
+        params["C"] = info["C"] / (MULTICLASS_SCALE * info["n_train"])
+    estimator = TopKSVM(**params)
+    coef = np.asarray(model.coef, dtype=np.float64)
+    estimator.coef_ = coef / MULTICLASS_SCALE
+    estimator.classes_ = np.asarray(model.classes).copy()
+    estimator.intercept_ = np.zeros(coef.shape[0])
+    estimator.k_, estimator.kernel_ = estimator.k, "linear"
+    estimator.dual_coef_ = None
+    estimator.n_features_in_ = coef.shape[1]
+    return estimator
