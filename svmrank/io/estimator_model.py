@@ -164,10 +164,8 @@ def to_model(estimator, **training_info):
     if not isinstance(estimator, (RankSVM, BinarySVM, LatentAPSVM, LatentSVM, HOBSVM, HOAPSVM,
                                   TopKSVM)):
         raise ValueError(f"estimator: no model file holds a {type(estimator).__name__}")
-    if not hasattr(estimator, "n_features_in_"):
-        from ..exceptions import not_fitted_error
-        raise not_fitted_error(f"This {type(estimator).__name__} instance is not fitted yet; "
-                               "call fit first")
+    from sklearn.utils.validation import check_is_fitted
+    check_is_fitted(estimator)
     if isinstance(estimator, TopKSVM):
         return _topk_model(estimator, training_info)
     info = {"svmrank": __version__, "C": estimator.C, "epsilon": estimator.epsilon,
@@ -244,7 +242,8 @@ def from_model(model, latent=None):
     -------
     estimator
         RankSVM or BinarySVM (``loss=error``) for a plain linear model, also one of
-        another tool; LatentAPSVM or LatentSVM; HOBSVM or HOAPSVM; TopKSVM for a
+        another tool (``classes_`` SVM-light's labels -1 and 1, which ``predict``
+        returns by the score's sign); LatentAPSVM or LatentSVM; HOBSVM or HOAPSVM; TopKSVM for a
         multiclass model (its ``dual_coef_`` is None: a file keeps no dual variables).
 
     Raises
@@ -264,14 +263,15 @@ def from_model(model, latent=None):
     elif info.get("model") in HIGH_ORDER_MODELS:
         return _high_order_estimator(model, HOAPSVM if info["model"] == "hoap" else HOBSVM,
                                      params)
-    elif binary:
-        estimator = BinarySVM(**params)
-        estimator.classes_ = None  # (predict gives 0/1 relevance: the file has no labels)
     else:
-        from ..losses import get_loss
-        loss = info.get("loss") if info.get("loss") in _RANK_LOSSES else "ap"
-        estimator = RankSVM(loss=loss, **params)
-        estimator.loss_ = get_loss(loss)
+        if binary:
+            estimator = BinarySVM(**params)
+        else:
+            from ..losses import get_loss
+            loss = info.get("loss") if info.get("loss") in _RANK_LOSSES else "ap"
+            estimator = RankSVM(loss=loss, **params)
+            estimator.loss_ = get_loss(loss)
+        estimator.classes_ = np.array([-1, 1])  # (SVM-light's labels: a file keeps none)
     estimator.coef_ = model.w.copy()
     estimator.intercept_ = flip_sign(model.b)
     estimator.n_features_in_ = model.n_features

@@ -16,8 +16,8 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
+from .. import exceptions
 from .._validation import check_verbose
 
 
@@ -121,5 +121,5 @@ def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, 
             return best
         state = new_state
     warnings.warn(f"CCCP stopped at max_iter={max_iter} before the objective decrease fell "
-                  f"below tol={tol}", ConvergenceWarning, stacklevel=2)
+                  f"below tol={tol}", exceptions.ConvergenceWarning, stacklevel=2)
     return best

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.exceptions import ConvergenceWarning
 
+from .. import exceptions
 from .._validation import check_verbose
 from .qp import solve_dual_qp
 
@@ -260,7 +260,7 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
     if not converged:
         warnings.warn(f"cutting-plane training stopped at max_iter={max_iter} before reaching "
                       f"epsilon={epsilon} (duality gap {run.primal - run.dual:.3g})",
-                      ConvergenceWarning, stacklevel=2)
+                      exceptions.ConvergenceWarning, stacklevel=2)
     return CuttingPlaneResult(w=run.w, xi=run.xi, n_iter=len(run.history),
                               n_constraints=run.ws.n_planes, primal_objective=run.primal,
                               dual_objective=run.dual, duality_gap=run.primal - run.dual,

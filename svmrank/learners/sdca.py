@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.exceptions import ConvergenceWarning
 
+from .. import exceptions
 from .._validation import check_random_state
 
 LOSSES = ("alpha", "beta")
@@ -213,6 +213,6 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
     if not converged:
         warnings.warn(f"Prox-SDCA stopped at the epoch cap max_epoch={max_epoch} with relative "
                       f"duality gap {gap:.3g} > epsilon={epsilon:g}; increase max_epoch",
-                      ConvergenceWarning, stacklevel=2)
+                      exceptions.ConvergenceWarning, stacklevel=2)
     return SDCAResult(W=W, A=A, primal=primal, dual=dual, gap=gap, n_epochs=epoch,
                       converged=converged, history=history)
