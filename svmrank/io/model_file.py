@@ -41,7 +41,7 @@ N_TRAIN_KEY = "n_train"
 
 _INT = re.compile(r"[+-]?[0-9]+")
 # (unambiguous, so refusing a long digit run takes linear time, not quadratic)
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _FORBIDDEN = re.compile("[\\s#\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # (control, lone surrogate)
 _KERNELS = {1: "polynomial", 2: "RBF", 3: "sigmoid", 4: "custom"}
 
@@ -65,7 +65,7 @@ def _token(text):
     return isinstance(text, str) and not _FORBIDDEN.search(text)
 
 
-def _check_metadata(metadata):
+def check_metadata(metadata):
     """Return a copy of ``metadata`` after checking it is writable as key=value tokens."""
     if not isinstance(metadata, dict):
         raise ValueError(f"metadata: expected a dict of str -> str, got {type(metadata).__name__}")
@@ -107,7 +107,7 @@ class LinearModel:
         if isinstance(self.b, bool) or not isinstance(self.b, numbers.Real) or not math.isfinite(self.b):
             raise ValueError(f"b must be a finite number, got {self.b!r}")
         self.b = float(self.b)
-        self.metadata = _check_metadata(self.metadata)
+        self.metadata = check_metadata(self.metadata)
 
     @property
     def n_features(self):
@@ -158,7 +158,7 @@ def write_model(path, model):
         fh.write(text)
 
 
-def _fail(source, line, expected, got):
+def fail_at_line(source, line, expected, got):
     got = got if len(got) <= 60 else got[:60] + "..."
     got = printable(got)
     raise InputFormatError(f"{source}:{line}: expected {expected}, got '{got}'")
@@ -168,27 +168,28 @@ def _check_version(source, first):
     match = re.fullmatch(r"SVM-light Version (\S+)", first)
     if match:
         if match.group(1) not in READABLE_VERSIONS:
-            _fail(source, 1, f"an SVM-light model of version {' / '.join(READABLE_VERSIONS)} "
-                             f"(other versions have another layout)", first)
+            fail_at_line(source, 1, f"an SVM-light model of version "
+                         f"{' / '.join(READABLE_VERSIONS)} (other versions have another layout)",
+                         first)
         return
     if first.startswith("SVM-multiclass"):
-        _fail(source, 1, "an SVM-light linear model (this is an SVM-multiclass model, "
+        fail_at_line(source, 1, "an SVM-light linear model (this is an SVM-multiclass model, "
                          "which is not supported)", first)
     if re.match(r"SVM-\S+ Version", first):
-        _fail(source, 1, "an SVM-light linear model (this is a model of another SVM-struct "
+        fail_at_line(source, 1, "an SVM-light linear model (this is a model of another SVM-struct "
                          "application, which is not supported)", first)
-    _fail(source, 1, f"'SVM-light Version {VERSION}' (not an SVM-light model file?)", first)
+    fail_at_line(source, 1, f"'SVM-light Version {VERSION}' (not an SVM-light model file?)", first)
 
 
-def _parse_header(source, lines, header=None):
+def parse_header(source, lines, header=None):
     """Values of the header lines 2.. described by ``header`` ((what, kind) pairs, kind
     one of int, count, positive, float, text; this format's by default)."""
     values = []
     for k, (what, kind) in enumerate(_HEADER if header is None else header):
         lineno = k + 2
         if lineno > len(lines):
-            _fail(source, lineno, f"the header line '... # {what}' (truncated model file)",
-                  "<end of file>")
+            fail_at_line(source, lineno, f"the header line '... # {what}' (truncated model file)",
+                         "<end of file>")
         text = lines[lineno - 1].decode("utf-8", errors="replace").rstrip("\r")
         value = text.split("#", 1)[0]
         if kind == "text":
@@ -196,17 +197,18 @@ def _parse_header(source, lines, header=None):
             continue
         value = value.strip()
         if kind == "float":
-            if not _DECIMAL.fullmatch(value) or not math.isfinite(float(value)):
-                _fail(source, lineno, f"a finite decimal number ({what})", text)
+            if not DECIMAL.fullmatch(value) or not math.isfinite(float(value)):
+                fail_at_line(source, lineno, f"a finite decimal number ({what})", text)
             values.append(float(value))
             continue
         if not _INT.fullmatch(value):
-            _fail(source, lineno, f"an integer ({what})", text)
+            fail_at_line(source, lineno, f"an integer ({what})", text)
         number = parse_small_int(value)
         if number is None:
-            _fail(source, lineno, f"an integer below 10^18 ({what})", text)
+            fail_at_line(source, lineno, f"an integer below 10^18 ({what})", text)
         if (kind == "count" and number < 0) or (kind == "positive" and number < 1):
-            _fail(source, lineno, f"an integer >= {0 if kind == 'count' else 1} ({what})", text)
+            fail_at_line(source, lineno, f"an integer >= {0 if kind == 'count' else 1} ({what})",
+                         text)
         values.append(number)
     return values
 
@@ -214,34 +216,34 @@ def _parse_header(source, lines, header=None):
 def check_weight_count(source, lineno, count, raw):
     """Refuse a header that declares more weights than fit in memory (a corrupt file)."""
     if count > MAX_MODEL_WEIGHTS:
-        _fail(source, lineno, f"at most {MAX_MODEL_WEIGHTS} weights (a larger model would "
+        fail_at_line(source, lineno, f"at most {MAX_MODEL_WEIGHTS} weights (a larger model would "
                               "not fit in memory: corrupt header?)",
-              raw.decode("utf-8", errors="replace").rstrip())
+                     raw.decode("utf-8", errors="replace").rstrip())
 
 
-def _check_sv_lines(source, lines, first_sv, n_sv):
+def check_sv_lines(source, lines, first_sv, n_sv):
     """The n_sv support vector lines from line ``first_sv`` exist, each ends its vector
     with the '#' that SVM-light writes (a line cut short has none), and nothing follows."""
     sv_lines = lines[first_sv - 1:first_sv - 1 + n_sv]
     for k, raw in enumerate(sv_lines):
         stripped = raw.strip()
         if not stripped or stripped.startswith(b"#") or b"#" not in stripped:
-            _fail(source, first_sv + k, "a support vector line 'alpha*y idx:val ... #' "
-                  "(no '#': truncated model file?)" if stripped else
-                  "a support vector line 'alpha*y idx:val ... #'",
-                  raw.decode("utf-8", errors="replace").rstrip())
+            fail_at_line(source, first_sv + k, "a support vector line 'alpha*y idx:val ... #' "
+                         "(no '#': truncated model file?)" if stripped else
+                         "a support vector line 'alpha*y idx:val ... #'",
+                         raw.decode("utf-8", errors="replace").rstrip())
     if len(sv_lines) < n_sv:
-        _fail(source, first_sv + len(sv_lines),
-              f"{n_sv} support vector lines (truncated model file)", "<end of file>")
+        fail_at_line(source, first_sv + len(sv_lines),
+                     f"{n_sv} support vector lines (truncated model file)", "<end of file>")
     for k, raw in enumerate(lines[first_sv - 1 + n_sv:]):
         if raw.strip():
-            _fail(source, first_sv + n_sv + k,
-                  f"the end of the file after {n_sv} support vector lines",
-                  raw.decode("utf-8", errors="replace").rstrip())
+            fail_at_line(source, first_sv + n_sv + k,
+                         f"the end of the file after {n_sv} support vector lines",
+                         raw.decode("utf-8", errors="replace").rstrip())
     return sv_lines
 
 
-def _parse_metadata(comment):
+def parse_metadata(comment):
     """key=value tokens of our metadata comment; {} when the comment is something else
     (svm_learn copies training-file comments there)."""
     metadata = {}
@@ -270,8 +272,8 @@ def model_lines(path):
         # every writer ends the file with a line break: a file without one was cut
         # short, and our metadata (class labels, pairwise weights) lives in the last
         # comment, where a cut would otherwise go unseen
-        _fail(source, len(lines), "a line break at the end of the line (truncated model "
-              "file?)", lines[-1].decode("utf-8", errors="replace"))
+        fail_at_line(source, len(lines), "a line break at the end of the line (truncated model "
+                     "file?)", lines[-1].decode("utf-8", errors="replace"))
     return source, lines
 
 
@@ -293,15 +295,15 @@ def read_model(path):
     source, lines = model_lines(path)
     first = lines[0].decode("utf-8", errors="replace").rstrip() if lines else "<end of file>"
     _check_version(source, first)
-    (kernel, _, _, _, _, _, n_features, n_train, sv_plus_1, b) = _parse_header(source, lines)
+    (kernel, _, _, _, _, _, n_features, n_train, sv_plus_1, b) = parse_header(source, lines)
     if kernel != 0:
         name = _KERNELS.get(kernel, "unknown")
-        _fail(source, 2, f"kernel type 0 (linear; {name} kernels are not supported)",
-              lines[1].decode("utf-8", errors="replace").rstrip())
+        fail_at_line(source, 2, f"kernel type 0 (linear; {name} kernels are not supported)",
+                     lines[1].decode("utf-8", errors="replace").rstrip())
     n_sv = sv_plus_1 - 1
     first_sv = len(_HEADER) + 2  # 1-based line number of the first support vector
     check_weight_count(source, 8, n_features, lines[7])
-    sv_lines = _check_sv_lines(source, lines, first_sv, n_sv)
+    sv_lines = check_sv_lines(source, lines, first_sv, n_sv)
     metadata = {}
     w = np.zeros(n_features)
     if n_sv > 0:
@@ -310,8 +312,9 @@ def read_model(path):
             first_line=first_sv, label_name="alpha*y", extra_hint=" (the highest feature index)")
         w = np.asarray(X.T @ alpha, dtype=np.float64).ravel()
         if not np.all(np.isfinite(w)):
-            _fail(source, first_sv, "finite weights (alpha*y times the support vectors)", "overflow")
+            fail_at_line(source, first_sv, "finite weights (alpha*y times the support vectors)",
+                         "overflow")
         if n_sv == 1:
-            metadata = _parse_metadata(comments[0])
+            metadata = parse_metadata(comments[0])
     metadata[N_TRAIN_KEY] = str(n_train)
     return LinearModel(w, b, metadata)

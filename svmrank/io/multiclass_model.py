@@ -34,8 +34,8 @@ import numpy as np
 
 from .._validation import MAX_MODEL_WEIGHTS
 from .atomic import atomic_write
-from .model_file import (_DECIMAL, _check_metadata, _check_sv_lines, _fail, _parse_header,
-                         _parse_metadata, check_weight_count, model_lines)
+from .model_file import (DECIMAL, check_metadata, check_sv_lines, check_weight_count,
+                         fail_at_line, model_lines, parse_header, parse_metadata)
 from .svmlight import parse_svmlight_bytes
 
 __all__ = ["MulticlassModel", "read_multiclass_model", "write_multiclass_model"]
@@ -131,7 +131,7 @@ def write_multiclass_model(path, model):
     if (isinstance(n_train, bool) or not isinstance(n_train, numbers.Integral)
             or not 0 <= n_train < 10**18):  # what the reader (and SVM-light's %ld) reads
         raise ValueError(f"n_train: expected an integer in [0, 10^18), got {n_train!r}")
-    extra = _check_metadata({} if model.metadata is None else model.metadata)
+    extra = check_metadata({} if model.metadata is None else model.metadata)
     if CLASSES_KEY in extra:
         raise ValueError(f"metadata: the key {CLASSES_KEY!r} holds the class labels")
     metadata = {CLASSES_KEY: ",".join(format_label(c) for c in classes), **extra}
@@ -164,14 +164,14 @@ def _check_version(source, first):
     match = re.fullmatch(r"SVM-multiclass Version (\S+)", first)
     if match:
         if match.group(1) != VERSION:
-            _fail(source, 1, f"an SVM-multiclass model of version {VERSION} (other versions "
+            fail_at_line(source, 1, f"an SVM-multiclass model of version {VERSION} (other versions "
                              f"have another layout)", first)
         return
     if first.startswith("SVM-light Version"):
-        _fail(source, 1, "an SVM-multiclass model (this is an SVM-light model of a binary or "
-                         "ranking SVM; use svm_ap_classify / svm_classify)", first)
-    _fail(source, 1, f"'SVM-multiclass Version {VERSION}' (not an SVM-multiclass model file?)",
-          first)
+        fail_at_line(source, 1, "an SVM-multiclass model (this is an SVM-light model of a "
+                         "binary or ranking SVM; use svm_ap_classify / svm_classify)", first)
+    fail_at_line(source, 1, f"'SVM-multiclass Version {VERSION}' (not an SVM-multiclass model "
+                 "file?)", first)
 
 
 def read_multiclass_model(path):
@@ -186,24 +186,25 @@ def read_multiclass_model(path):
     source, lines = model_lines(path)
     first = lines[0].decode("utf-8", errors="replace").rstrip() if lines else "<end of file>"
     _check_version(source, first)
-    (m, d, _, kernel, _, _, _, _, _, _, n_train, sv_plus_1, b) = _parse_header(source, lines, _HEADER)
+    m, d, _, kernel, _, _, _, _, _, _, n_train, sv_plus_1, b = parse_header(source, lines,
+                                                                            _HEADER)
     line_text = lambda no: lines[no - 1].decode("utf-8", errors="replace").rstrip()
     if m < 2:
-        _fail(source, 2, "a number of classes >= 2", line_text(2))
+        fail_at_line(source, 2, "a number of classes >= 2", line_text(2))
     if d < 0:
-        _fail(source, 3, "a number of base features >= 0", line_text(3))
+        fail_at_line(source, 3, "a number of base features >= 0", line_text(3))
     if kernel != 0:
-        _fail(source, 5, "kernel type 0 (only linear SVM-multiclass models are supported)",
-              line_text(5))
+        fail_at_line(source, 5, "kernel type 0 (only linear SVM-multiclass models are supported)",
+                     line_text(5))
     if n_train < 0:
-        _fail(source, 12, "a number of training documents >= 0", line_text(12))
+        fail_at_line(source, 12, "a number of training documents >= 0", line_text(12))
     if sv_plus_1 < 1:
-        _fail(source, 13, "a number of support vectors plus 1 >= 1", line_text(13))
+        fail_at_line(source, 13, "a number of support vectors plus 1 >= 1", line_text(13))
     check_weight_count(source, 2, m, lines[1])
     check_weight_count(source, 3, m * max(d, 1), lines[2])
     n_sv = sv_plus_1 - 1
     first_sv = len(_HEADER) + 2
-    sv_lines = _check_sv_lines(source, lines, first_sv, n_sv)
+    sv_lines = check_sv_lines(source, lines, first_sv, n_sv)
     w = np.zeros(m * d)
     metadata = {}
     if n_sv > 0:
@@ -212,23 +213,26 @@ def read_multiclass_model(path):
             first_line=first_sv, label_name="alpha*y",
             extra_hint=" (number of classes x number of base features)")
         if X.shape[0] != n_sv:
-            _fail(source, first_sv, f"{n_sv} support vector lines 'alpha*y idx:val ... #'",
-                  "a blank or comment line")
+            fail_at_line(source, first_sv, f"{n_sv} support vector lines 'alpha*y idx:val ... #'",
+                         "a blank or comment line")
         w = np.asarray(X.T @ alpha, dtype=np.float64).ravel()
         if not np.all(np.isfinite(w)):
-            _fail(source, first_sv, "finite weights (alpha*y times the support vectors)", "overflow")
+            fail_at_line(source, first_sv, "finite weights (alpha*y times the support vectors)",
+                         "overflow")
         if n_sv == 1:
-            metadata = _parse_metadata(comments[0])
+            metadata = parse_metadata(comments[0])
     classes = np.arange(1, m + 1, dtype=np.float64)
     if CLASSES_KEY in metadata:
         text = metadata.pop(CLASSES_KEY)
         parts = text.split(",")
-        if len(parts) != m or not all(_DECIMAL.fullmatch(p) for p in parts):
-            _fail(source, first_sv, f"'{CLASSES_KEY}=' followed by {m} comma-separated numbers",
-                  f"{CLASSES_KEY}={text}")
+        if len(parts) != m or not all(DECIMAL.fullmatch(p) for p in parts):
+            fail_at_line(source, first_sv,
+                         f"'{CLASSES_KEY}=' followed by {m} comma-separated numbers",
+                         f"{CLASSES_KEY}={text}")
         classes = np.array([float(p) for p in parts])
         if not np.all(np.isfinite(classes)) or len(np.unique(classes)) != m:
-            _fail(source, first_sv, f"{m} distinct finite class labels", f"{CLASSES_KEY}={text}")
+            fail_at_line(source, first_sv, f"{m} distinct finite class labels",
+                         f"{CLASSES_KEY}={text}")
     return MulticlassModel(coef=w.reshape(m, d), classes=classes, n_train=n_train,
                            metadata=metadata, b=b)
 
