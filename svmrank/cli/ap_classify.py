@@ -17,7 +17,7 @@ from ..io.estimator_model import HIGH_ORDER_MODELS, from_model, training_info
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .._validation import query_segments
-from ..metrics import average_precision, ndcg, roc_auc
+from ..metrics import average_precision, is_ranked, ndcg, roc_auc
 from .common import (CLIError, StructArgumentParser, add_verbosity_options, check_verbosity,
                      nonempty, refuse_overflowing_rows, run)
 
@@ -143,7 +143,7 @@ def summary(y, scores, qid, loss, runtime):
     n = len(y)
     order, offsets = query_segments(qid, n)
     queries = [order[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
-    scored = [q for q in queries if 0 < relevant[q].sum() < len(q)]
+    scored = [q for q in queries if is_ranked(relevant[q])]
     if len(scored) < len(queries):
         warnings.warn(f"{len(queries) - len(scored)} of {len(queries)} queries have no relevant "
                       "or no non-relevant example: AP, NDCG, ROC area and the loss are "
