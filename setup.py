@@ -81,7 +81,7 @@ setup(
     ext_modules=cythonize(
         extensions,
         compiler_directives=directives,
-        include_path=["cython_src"],
+        include_path=["cython_src", "."],
         force=FORCE,
     ),
     options={"build_ext": {"force": FORCE}},

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from svmrank.losses import structured_hinge
+from svmrank.inference import structured_hinge
 from svmrank.metrics import average_precision
 from lai_reference import brute_force_interleavings, discriminant
 

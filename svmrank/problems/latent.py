@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..bags import Bags, check_known
-from ..inference import LOSSES, METHODS, _lai_queries, true_coef
+from ..inference import LOSSES, METHODS, lai_queries_unchecked as _lai_queries, true_coef
 from .binary import add_bias_column
 
 

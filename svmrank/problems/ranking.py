@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_matrix, check_vector, query_segments
-from ..inference import _lai_queries, check_method, true_coef
+from ..inference import check_method, lai_queries_unchecked as _lai_queries, true_coef
 from ..losses import get_loss
 from ._products import SparseProducts
 
