@@ -158,7 +158,7 @@ def loss_augmented_inference(scores, labels, loss="ap", method="qs"):
 
 def shifted_scores(scores, order, offsets, shifts):
     """The scores as the inference read them: less each query's shift (returned by the
-    kernel; see cython_src/_lai_fast.pyx, infer_one), a copy only when some query was
+    kernel; see cython_src/_lai_fast.pyx, score_shift), a copy only when some query was
     shifted. order None: query q is rows offsets[q]:offsets[q+1] in place."""
     if not shifts.any():
         return scores
