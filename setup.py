@@ -1,5 +1,9 @@
 """Build script: compiles every Cython kernel in cython_src/ into svmrank.<name>.
 
+What one kernel cimports from another (and the codes a kernel shares with Python) is
+declared in svmrank/<name>.pxd, beside the compiled module, where Cython looks for
+``from ._projection_fast cimport ...`` (the project root is on its include path).
+
 Compiler directives are set here, once. Set SVMRANK_DEBUG_CHECKS=1 to build the
 kernels with bounds, initialisation and None checks turned back on (for a debug test
 run; wraparound stays off, so a negative index fails the bounds check). SVMRANK_ONLY=_a_fast,_b_fast builds only the named kernels
@@ -81,7 +85,7 @@ setup(
     ext_modules=cythonize(
         extensions,
         compiler_directives=directives,
-        include_path=["cython_src"],
+        include_path=["."],  # (svmrank/*.pxd)
         force=FORCE,
     ),
     options={"build_ext": {"force": FORCE}},

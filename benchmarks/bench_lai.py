@@ -6,7 +6,7 @@ NumPy argsort of the same scores and the 0-1 loss inference, on synthetic scores
 
 Scores: positives ~ N(1, 1), negatives ~ N(0, 1) (a partly trained model), one query,
 seeded. Every cell is the best of several rounds (benchmarks/_common.best_time) of the
-kernel call alone (_lai_queries with the rows in place, as the learners call it;
+kernel call alone (lai_queries_unchecked with the rows in place, as the learners call it;
 validation is outside the timed call), over --passes passes of the whole grid, so a
 slow spell of the machine spoils one pass, not the table. Greedy costs O(NP): it is
 timed best of 3 where N·P <= 1e8, once (first pass) up to 2e9, and cells beyond are not
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import best_time, machine_line, print_table  # noqa: E402
-from svmrank.inference import _lai_queries  # noqa: E402
+from svmrank.inference import lai_queries_unchecked  # noqa: E402
 
 GREEDY_LIMIT = 2e9  # N·P beyond which greedy is extrapolated
 GREEDY_REPEAT_LIMIT = 1e8  # N·P up to which greedy is timed best of 3 (else once)
@@ -51,8 +51,9 @@ def zero_one_inference(scores, sign):
 
 def timer(scores, relevant, loss, method, repeat):
     offsets = np.array([0, len(scores)])  # rows in place, as the learners call it
-    return best_time(lambda: _lai_queries(scores, relevant, None, offsets, loss, method),
-                     repeat=repeat, min_time=0.05)
+    return best_time(
+        lambda: lai_queries_unchecked(scores, relevant, None, offsets, loss, method),
+        repeat=repeat, min_time=0.05)
 
 
 def once(fn):
@@ -73,7 +74,8 @@ def measure(N, P, greedy):
          "ss": timer(scores, relevant, "ap", "search+select", 3),
          "nqs": timer(scores, relevant, "ndcg", "qs", 3)}
     for loss, key in (("ap", "gr"), ("ndcg", "ngr")):
-        call = lambda: _lai_queries(scores, relevant, None, offsets, loss, "greedy")  # noqa: E731
+        call = lambda: lai_queries_unchecked(  # noqa: E731
+            scores, relevant, None, offsets, loss, "greedy")
         if N * P <= GREEDY_REPEAT_LIMIT:
             t[key] = best_time(call, repeat=3, min_time=0.0)
         elif N * P <= GREEDY_LIMIT and greedy:

@@ -43,7 +43,7 @@ from svmrank.bags import check_bag_labels, check_bags, check_known, load_bags  #
 from svmrank.datasets import make_bags  # noqa: E402
 from svmrank.estimators.latent import LatentAPSVM, LatentSSVM, LatentSVM  # noqa: E402
 from svmrank.exceptions import ConvergenceWarning  # noqa: E402
-from svmrank.inference import _lai_queries  # noqa: E402
+from svmrank.inference import lai_queries_unchecked  # noqa: E402
 from svmrank.problems.latent import LatentAPProblem, LatentBinaryProblem  # noqa: E402
 from svmrank.problems.ranking import RankingProblem  # noqa: E402
 
@@ -258,10 +258,10 @@ def inference_table(args):
 
         def latent_lai():
             _, values = index.argmax(s, known=latent.state)
-            _lai_queries(values, latent.relevant, None, off_bags, "ap", "qs")
+            lai_queries_unchecked(values, latent.relevant, None, off_bags, "ap", "qs")
 
         def supervised_lai():
-            _lai_queries(s, rel_rows, None, off_rows, "ap", "qs")
+            lai_queries_unchecked(s, rel_rows, None, off_rows, "ap", "qs")
 
         t_lat, t_sup = best_time(latent_lai), best_time(supervised_lai)
         t_lat_mv = best_time(lambda: latent.most_violated(w))

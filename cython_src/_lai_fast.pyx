@@ -40,15 +40,10 @@ cdef extern from *:
 
 ctypedef svmrank_item Item
 
-LOSS_AP = 0
-LOSS_NDCG = 1
-LOSS_ROC = 2
-LOSS_USER = 3
-METHOD_QS = 0
-METHOD_GREEDY = 1
-METHOD_SEARCH = 2
-METHOD_SELECT = 3
-METHOD_SEARCH_SELECT = 4
+# The loss and method codes (LOSS_AP, ..., METHOD_QS, ...) are the cpdef enums of
+# svmrank/_lai_fast.pxd, read here and, as Python ints, by svmrank.losses and
+# svmrank.inference.
+cdef unsigned long long RNG_SEED = 0x9E3779B97F4A7C15ULL  # of each query's xorshift
 
 # tau = TIE_ULPS * eps * (P + 1) * (largest |f_j(i+1) - f_j(i)| bound): a bound on the
 # rounding error of a sum of at most P + 1 steps, with margin. It is one tolerance for
@@ -71,7 +66,7 @@ cdef struct Ctx:
     void* user        # the user-loss step provider (a Python callable), or NULL
     void* errors      # a list of this call's own: the exception a step raised goes there
     int error         # ERR_USER: a user step raised; ERR_SPAN: a query's scores overflow
-    double shift      # subtracted from every score of the query (infer_one)
+    double shift      # subtracted from every score of the query (score_shift)
     bint keep_ranks   # write every negative's rank (else only where the method needs them)
 
 
@@ -95,14 +90,21 @@ cdef inline bint before(const Item* a, const Item* b) noexcept nogil:
     return (a.s > b.s) | ((a.s == b.s) & (a.idx < b.idx))
 
 
+cdef enum:  # what gap_add finds
+    GAP_BELOW = 0    # below the maximum by more than tau
+    GAP_TIE = 1      # within tau of the maximum
+    GAP_NEW_MAX = 2  # a new strict maximum
+
+
 cdef inline int gap_add(double* gap, double step, double tau) noexcept nogil:
-    """One step of f_j with *gap = f_j(i) - max f_j so far: 2 at a new strict maximum
-    (the gap restarts at 0), 1 within tau of the maximum (a tie), 0 below."""
+    """One step of f_j with *gap = f_j(i) - max f_j so far: GAP_NEW_MAX at a new strict
+    maximum (the gap restarts at 0), GAP_TIE within tau of the maximum, else GAP_BELOW
+    (non-zero: a maximiser up to the tolerance)."""
     gap[0] += step
     if gap[0] > 0.0:
         gap[0] = 0.0
-        return 2
-    return gap[0] >= -tau
+        return GAP_NEW_MAX
+    return gap[0] >= -tau  # GAP_TIE or GAP_BELOW
 
 
 cdef inline bint certain(double s, double lo, double hi, double w) noexcept nogil:
@@ -138,14 +140,14 @@ cdef double contested_scale(Ctx* c, const double* scores, const unsigned char* r
 cdef inline double fstep(Ctx* c, Py_ssize_t i, Py_ssize_t j, double s) noexcept nogil:
     """f_j(i+1) - f_j(i) for 1 <= i <= P (2018 supplement, proof of Observation 3)."""
     cdef double dl
-    if c.loss == 0:  # AP (Yue et al.): (j-1)/(j+i-1) - j/(j+i) = -i / ((j+i-1)(j+i))
+    if c.loss == LOSS_AP:  # AP (Yue et al.): (j-1)/(j+i-1) - j/(j+i) = -i / ((j+i-1)(j+i))
         dl = -i / ((j + i - 1.0) * (j + i) * c.P)
-    elif c.loss == 1:  # NDCG, binary relevance: (D(i+j) - D(i+j-1)) / sum_{i<=P} D(i)
+    elif c.loss == LOSS_NDCG:  # NDCG, binary relevance: (D(i+j) - D(i+j-1)) / sum_{i<=P} D(i)
         if c.dtab != NULL:
             dl = c.dtab[i + j]
         else:
             dl = (discount(i + j) - discount(i + j - 1)) / c.ndcg_norm
-    elif c.loss == 2:  # ROC area: each positive moved above negative j removes one pair
+    elif c.loss == LOSS_ROC:  # ROC area: each positive moved above negative j removes one pair
         dl = -1.0 / c.pn
     else:
         dl = c.ubuf[i]
@@ -176,7 +178,7 @@ cdef Py_ssize_t scan_rank(Ctx* c, Py_ssize_t j, double s, Py_ssize_t lo,
     """opt_j restricted to ranks lo..hi (1-based) by a linear scan of f_j."""
     cdef Py_ssize_t i, best = lo
     cdef double gap = 0.0
-    if c.loss == 3:
+    if c.loss == LOSS_USER:
         fill_user(c, j, lo, hi)
     for i in range(lo, hi):
         if gap_add(&gap, fstep(c, i, j, s), c.tau):
@@ -200,9 +202,9 @@ cdef Py_ssize_t scan_opt(Ctx* c, Py_ssize_t j, double s, Py_ssize_t start, Py_ss
     cdef Py_ssize_t i, best = start, first = start
     cdef double gap = 0.0, d_prev, d_next
     cdef int at
-    if c.loss == 3:
+    if c.loss == LOSS_USER:
         fill_user(c, j, start, hi)
-    if c.loss == 1 and c.dtab == NULL:
+    if c.loss == LOSS_NDCG and c.dtab == NULL:
         # NDCG: fstep's two discounts per step, the lower one carried over (same values)
         d_prev = discount(start + j - 1)
         for i in range(start, hi):
@@ -212,14 +214,14 @@ cdef Py_ssize_t scan_opt(Ctx* c, Py_ssize_t j, double s, Py_ssize_t start, Py_ss
             d_prev = d_next
             if at:
                 best = i + 1
-                if at == 2:
+                if at == GAP_NEW_MAX:
                     first = i + 1
     else:
         for i in range(start, hi):
             at = gap_add(&gap, fstep(c, i, j, s), c.tau)
             if at:
                 best = i + 1
-                if at == 2:
+                if at == GAP_NEW_MAX:
                     first = i + 1
     arg[0] = first
     return best if best > lo else lo
@@ -232,7 +234,7 @@ cdef Py_ssize_t search_rank(Ctx* c, Py_ssize_t j, double s, Py_ssize_t P) noexce
     there: Proposition 1 of the 2014 paper; for ROC area p = P): a binary search finds
     the first negative step, the largest maximiser up to the tie tolerance lies right
     of it; ranks beyond p+1 (only when j < P) are scanned linearly."""
-    cdef Py_ssize_t p = P if (c.loss == 2 or j >= P) else j
+    cdef Py_ssize_t p = P if (c.loss == LOSS_ROC or j >= P) else j
     cdef Py_ssize_t a = 1, b = p + 1, m, i, best
     cdef double gap = 0.0
     while a < b:  # first i in [1, p] with a negative step, p + 1 if none
@@ -627,7 +629,7 @@ cdef double qs_buckets(Ctx* c, const double* scores, const unsigned char* rel,
                        Py_ssize_t K, double last_s, Item* neg, Item* scratch, unsigned char* bid,
                        Buckets* bk, unsigned long long* rng, double* coef,
                        Py_ssize_t* ranks, Py_ssize_t* count, double* coefr) noexcept nogil:
-    """OptRanks (2018 Alg. 1) after one bucket pass over the query (infer_one): every
+    """OptRanks (2018 Alg. 1) after one bucket pass over the query (read_query): every
     negative carries its bucket number (buckets follow the order of the negatives: a
     higher score never has a higher bucket, equal scores share one), each bucket its size
     and its highest score. The first negative of bucket b is then known by rank j and
@@ -639,7 +641,7 @@ cdef double qs_buckets(Ctx* c, const double* scores, const unsigned char* rel,
     after bucket, into a compact array and split further by opt_ranks_multiway (the
     pivots keep their opt; rank j = position + 1 + the bucket's offset).
     Then coef and ranks of every negative, in input order; returns F's negative part
-    sum_k coef[row] * s[row], summed in input order as infer_one does.
+    sum_k coef[row] * s[row], summed in input order as rank_negatives does.
 
     Scores are read less c.shift. order: 2 if rows[k] = base + k (always when rows is
     NULL), 1 if rows increase, else 0. When rows increase the gathered negatives are
@@ -768,9 +770,209 @@ cdef double qs_buckets(Ctx* c, const double* scores, const unsigned char* rel,
     return f_score
 
 
+cdef struct Query:
+    # what one pass over a query's samples finds (read_query)
+    Py_ssize_t P, N         # positives (in pos) and negatives (in neg, or bucketed)
+    Py_ssize_t K            # buckets of the qs bucket pass, 0 when it was not taken
+    int order               # 2: rows are base, base + 1, ...; 1: rows increase; 0: else
+    double pos_lo, pos_hi   # range of the positives' scores
+    double neg_lo, neg_hi   # range of the negatives' scores
+    double biggest          # largest |score|
+
+
+cdef void read_query(const double* scores, const unsigned char* rel, const Py_ssize_t* rows,
+                     Py_ssize_t base, Py_ssize_t n, bint use_buckets, double shift,
+                     Item* pos, Item* neg, Buckets* bk, unsigned long long* rng,
+                     Query* q) noexcept nogil:
+    """One pass over a query, every score read less shift: the positives into pos, the
+    ranges of both classes and the largest |score| into q. The negatives go to neg, or,
+    with use_buckets and a bucket map found (q.K > 0, see qs_buckets), only their bucket
+    numbers and each bucket's size and highest score to bk."""
+    cdef Py_ssize_t k, row, P = 0, N = 0, K = 0
+    cdef double s, t, kmax, top = 0.0, scale = 0.0, biggest = 0.0  # (top, scale: bucket_range)
+    cdef double pos_lo = INFINITY, neg_lo = INFINITY, pos_hi = -INFINITY, neg_hi = -INFINITY
+    cdef unsigned int b
+    cdef int order = 2
+    if use_buckets:
+        K = bucket_range(scores, rel, rows, base, n, shift, rng, &top, &scale)
+    if K:
+        kmax = K - 1.0
+        for b in range(K):
+            bk.bkt[b].cnt = 0
+            bk.bkt[b].top = -INFINITY
+        for k in range(n):
+            if rows == NULL:
+                row = base + k
+            else:
+                row = rows[k]
+                if order != 2 or row != rows[0] + k:  # (not taken while rows are contiguous)
+                    order = 1 if order and row > rows[k - 1] else 0
+            s = scores[row] - shift
+            if rel[row]:
+                pos[P].s = s; pos[P].idx = row; P += 1
+                pos_lo = s if s < pos_lo else pos_lo
+                pos_hi = s if s > pos_hi else pos_hi
+                bk.keys[k] = <unsigned short> K
+            else:
+                t = (top - s) * scale  # monotone in s, rounding included
+                t = t if t > 0.0 else 0.0
+                t = t if t < kmax else kmax
+                b = <unsigned int> t
+                bk.keys[k] = <unsigned short> b
+                bk.bkt[b].cnt += 1
+                bk.bkt[b].top = s if s > bk.bkt[b].top else bk.bkt[b].top
+                neg_lo = s if s < neg_lo else neg_lo
+                neg_hi = s if s > neg_hi else neg_hi
+                N += 1
+            biggest = max(biggest, fabs(s))
+    else:
+        for k in range(n):
+            row = row_at(rows, base, k)
+            s = scores[row] - shift
+            if rel[row]:
+                pos[P].s = s; pos[P].idx = row; P += 1
+                pos_lo = s if s < pos_lo else pos_lo
+                pos_hi = s if s > pos_hi else pos_hi
+            else:
+                neg[N].s = s; neg[N].idx = row; N += 1
+                neg_lo = s if s < neg_lo else neg_lo
+                neg_hi = s if s > neg_hi else neg_hi
+            biggest = max(biggest, fabs(s))
+    q.P = P
+    q.N = N
+    q.K = K
+    q.order = order
+    q.pos_lo = pos_lo
+    q.pos_hi = pos_hi
+    q.neg_lo = neg_lo
+    q.neg_hi = neg_hi
+    q.biggest = biggest
+
+
+cdef double score_shift(const Query* q) noexcept nogil:
+    """The midpoint of the region where the two classes' scores meet, [max of the lows,
+    min of the highs], when it lies farther from 0 than the region is wide; else 0."""
+    cdef double a, t, mid
+    if q.P == 0 or q.N == 0:
+        return 0.0
+    a = max(q.pos_lo, q.neg_lo)
+    t = min(q.pos_hi, q.neg_hi)
+    mid = 0.5 * a + 0.5 * t
+    if 0.5 * fabs(mid) > fabs(0.5 * a - 0.5 * t):
+        return mid
+    return 0.0
+
+
+cdef double largest_loss_step(const Ctx* c, double user_dmax) noexcept nogil:
+    """A bound on |delta_j(i+1) - delta_j(i)| of the query's loss."""
+    if c.loss == LOSS_AP:
+        return 1.0 / c.P
+    if c.loss == LOSS_NDCG:
+        return 1.0 / c.ndcg_norm
+    if c.loss == LOSS_ROC:
+        return 1.0 / c.pn
+    return user_dmax
+
+
+cdef double tie_tolerance(Ctx* c, const Query* q, const double* scores,
+                          const unsigned char* rel, const Py_ssize_t* rows, Py_ssize_t base,
+                          Py_ssize_t n, double dmax) noexcept nogil:
+    """tau of the query (see TIE_ULPS), c's positives sorted and c.scale set."""
+    cdef double biggest = q.biggest
+    # the outermost sample of each class decides whether any sample is certain (then
+    # one more pass finds the contested scale); small factors first in tau: 2 * scale *
+    # |s| alone overflows for scores near 1e308
+    cdef double w = 2.0 * dmax / c.scale
+    cdef const Item* pos = c.pos
+    cdef Py_ssize_t P = c.P
+    if (certain(pos[0].s, q.neg_lo, q.neg_hi, w) or certain(pos[P - 1].s, q.neg_lo, q.neg_hi, w)
+            or certain(q.neg_hi, pos[P - 1].s, pos[0].s, w)
+            or certain(q.neg_lo, pos[P - 1].s, pos[0].s, w)):
+        biggest = contested_scale(c, scores, rel, rows, base, n, q.neg_lo, q.neg_hi, w)
+    return (TIE_ULPS * EPS * (P + 1.0)) * (2.0 * c.scale) * biggest \
+        + (TIE_ULPS * EPS * (P + 1.0)) * dmax
+
+
+cdef double rank_negatives(Ctx* c, const Query* q, const double* scores,
+                           const unsigned char* rel, const Py_ssize_t* rows, Py_ssize_t base,
+                           Py_ssize_t n, int method, Item* neg, Item* scratch,
+                           unsigned char* bid, Buckets* bk, unsigned long long* rng,
+                           double* coef, Py_ssize_t* ranks, Py_ssize_t* opt,
+                           Py_ssize_t* count, double* dtab) noexcept nogil:
+    """Every negative's opt_j by the method asked for (the qs bucket split when
+    read_query took the bucket pass): writes ranks (where needed), count[r] (negatives
+    of interleaving rank r) and the negatives' coef; returns F's negative part
+    sum coef[row] * s[row], summed in input order."""
+    cdef Py_ssize_t i, j, k, row, P = c.P, N = c.N
+    cdef double f_score = 0.0, pn = c.pn, shift = c.shift
+    for i in range(P + 2):
+        count[i] = 0
+    if q.K:
+        # (qs_buckets reads base only when order == 2: the rows are base, base + 1, ...)
+        return qs_buckets(c, scores, rel, rows, base if rows == NULL else rows[0], n,
+                          q.order, q.K, q.neg_lo, neg, scratch, bid,
+                          bk, rng, coef, ranks, count, dtab)
+    if method == METHOD_QS:
+        opt_ranks_multiway(c, neg, scratch, bid, 0, N - 1, 1, 1, P + 1, 0, rng, ranks, count)
+    else:
+        if method == METHOD_GREEDY:  # Yue et al. (2014 Alg. 1): sort, scan every rank
+            if c.loss == LOSS_NDCG:  # Chakrabarti et al.'s O(NP + N log N) greedy: tabulated steps
+                for k in range(2, P + N + 1):
+                    dtab[k] = (discount(k) - discount(k - 1.0)) / c.ndcg_norm
+                c.dtab = dtab
+            qsort(neg, N, sizeof(Item), svmrank_item_desc)
+            for j in range(N):
+                opt[j] = scan_rank(c, j + 1, neg[j].s, 1, P + 1)
+        elif method == METHOD_SEARCH:  # Algorithm 2 of 2014 for every negative, after sorting them
+            qsort(neg, N, sizeof(Item), svmrank_item_desc)
+            for j in range(N):
+                opt[j] = search_rank(c, j + 1, neg[j].s, P)
+        else:  # METHOD_SELECT, METHOD_SEARCH_SELECT
+            selective(c, neg, opt, method == METHOD_SEARCH_SELECT, rng)
+        for j in range(N):
+            ranks[neg[j].idx] = opt[j]
+            count[opt[j]] += 1
+    # negatives' coefficients (2018 supplement Lemma 8), rows in input order
+    for k in range(n):
+        row = row_at(rows, base, k)
+        if not rel[row]:
+            coef[row] = (P + 2.0 - 2.0 * ranks[row]) / pn
+            f_score += coef[row] * (scores[row] - shift)
+    return f_score
+
+
+cdef double rank_positives(Ctx* c, const Py_ssize_t* count, double* coef, Py_ssize_t* ranks,
+                           double* f_score) noexcept nogil:
+    """The positives' coef (Lemma 8) from the negatives' ranks (count), each added to
+    *f_score; returns the loss of the ranking (0 for a user loss)."""
+    cdef Py_ssize_t i, above = 0, P = c.P, N = c.N  # above: negatives ranked above positive i
+    cdef double loss_value = 0.0, pn = c.pn, f = f_score[0]
+    cdef int loss = c.loss
+    cdef const Item* pos = c.pos
+    for i in range(1, P + 1):
+        above += count[i]
+        coef[pos[i - 1].idx] = (N - 2.0 * above) / pn
+        ranks[pos[i - 1].idx] = 0
+        f += coef[pos[i - 1].idx] * pos[i - 1].s
+        if loss == LOSS_AP:  # 1 - AP: positive i sits at position i + above
+            loss_value += i / (i + <double>above)
+        elif loss == LOSS_NDCG:
+            loss_value += discount(i + above)
+    f_score[0] = f
+    if loss == LOSS_AP:
+        loss_value = 1.0 - loss_value / P
+    elif loss == LOSS_NDCG:
+        loss_value = 1.0 - loss_value / c.ndcg_norm
+    elif loss == LOSS_ROC:
+        for i in range(1, P + 1):
+            loss_value += count[i] * (P + 1.0 - i)
+        loss_value /= pn
+    return loss_value
+
+
 cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
                       const Py_ssize_t* rows, Py_ssize_t base, Py_ssize_t n, int method,
-                      double dmax, double* coef, Py_ssize_t* ranks, double* objective,
+                      double user_dmax, double* coef, Py_ssize_t* ranks, double* objective,
                       Item* pos, Item* neg, Py_ssize_t* opt, Py_ssize_t* count,
                       double* dtab, Item* scratch, unsigned char* bid,
                       Buckets* bk) noexcept nogil:
@@ -790,173 +992,52 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
     shift keeps order and ties (rounding is monotone) and is exact for scores within a
     factor 2 of the midpoint; samples far from the region decide nothing by a tie. The
     first pass reads the scores as they are and finds the classes' ranges; when the
-    query needs a shift, it is read again, shifted."""
-    cdef Py_ssize_t k, i, j, P, N, above, row, K
-    cdef double ndcg_norm = 0.0, loss_value = 0.0, f_score = 0.0, pn, neg_hi
-    cdef double biggest, w, pos_lo, pos_hi, a, mid
-    cdef double s, t, top = 0.0, scale = 0.0, kmax, last_s, shift = 0.0
-    cdef unsigned int b
-    cdef int order
-    cdef unsigned long long rng
-    cdef bint again = True
+    query needs a shift, it is read again, shifted.
+
+    Steps: read_query (the classes and their ranges), score_shift (and a second
+    read), the context of the query, tie_tolerance, rank_negatives (the method),
+    rank_positives (their coefficients and the loss)."""
+    cdef Query q
+    cdef Py_ssize_t k, i, row
+    cdef double ndcg_norm = 0.0, loss_value, f_score, shift
+    cdef unsigned long long rng = RNG_SEED
+    cdef bint use_buckets = method == METHOD_QS and n >= BUCKET_MIN_N and bk.keys != NULL
     c.shift = 0.0
-    while again:
-        again = False
-        P = N = K = 0
-        order = 2
-        rng = 0x9E3779B97F4A7C15ULL
-        biggest = 0.0
-        last_s = pos_lo = INFINITY
-        neg_hi = pos_hi = -INFINITY
-        if method == 0 and n >= BUCKET_MIN_N and bk.keys != NULL:
-            K = bucket_range(scores, rel, rows, base, n, shift, &rng, &top, &scale)
-        if K:  # qs: positives, and every negative's bucket (see qs_buckets)
-            kmax = K - 1.0
-            for b in range(K):
-                bk.bkt[b].cnt = 0
-                bk.bkt[b].top = -INFINITY
-            for k in range(n):
-                if rows == NULL:
-                    row = base + k
-                else:
-                    row = rows[k]
-                    if order != 2 or row != rows[0] + k:  # (not taken while rows are contiguous)
-                        order = 1 if order and row > rows[k - 1] else 0
-                s = scores[row] - shift
-                if rel[row]:
-                    pos[P].s = s; pos[P].idx = row; P += 1
-                    pos_lo = s if s < pos_lo else pos_lo
-                    pos_hi = s if s > pos_hi else pos_hi
-                    bk.keys[k] = <unsigned short> K
-                else:
-                    t = (top - s) * scale  # monotone in s, rounding included
-                    t = t if t > 0.0 else 0.0
-                    t = t if t < kmax else kmax
-                    b = <unsigned int> t
-                    bk.keys[k] = <unsigned short> b
-                    bk.bkt[b].cnt += 1
-                    bk.bkt[b].top = s if s > bk.bkt[b].top else bk.bkt[b].top
-                    last_s = s if s < last_s else last_s
-                    neg_hi = s if s > neg_hi else neg_hi
-                    N += 1
-                biggest = max(biggest, fabs(s))
-        else:
-            for k in range(n):
-                row = row_at(rows, base, k)
-                s = scores[row] - shift
-                if rel[row]:
-                    pos[P].s = s; pos[P].idx = row; P += 1
-                    pos_lo = s if s < pos_lo else pos_lo
-                    pos_hi = s if s > pos_hi else pos_hi
-                else:
-                    neg[N].s = s; neg[N].idx = row; N += 1
-                    last_s = s if s < last_s else last_s
-                    neg_hi = s if s > neg_hi else neg_hi
-                biggest = max(biggest, fabs(s))
-        if shift == 0.0:  # the first pass: the ranges of the scores as given
-            if not isfinite(max(pos_hi, neg_hi) - min(pos_lo, last_s)):
-                c.error = ERR_SPAN
-                objective[0] = NAN
-                return NAN
-            if P and N:
-                a = max(pos_lo, last_s)
-                t = min(pos_hi, neg_hi)
-                mid = 0.5 * a + 0.5 * t
-                if 0.5 * fabs(mid) > fabs(0.5 * a - 0.5 * t):
-                    shift = mid
-                    again = True
+    read_query(scores, rel, rows, base, n, use_buckets, 0.0, pos, neg, bk, &rng, &q)
+    if not isfinite(max(q.pos_hi, q.neg_hi) - min(q.pos_lo, q.neg_lo)):
+        c.error = ERR_SPAN
+        objective[0] = NAN
+        return NAN
+    shift = score_shift(&q)
+    if shift != 0.0:
+        rng = RNG_SEED
+        read_query(scores, rel, rows, base, n, use_buckets, shift, pos, neg, bk, &rng, &q)
     c.shift = shift
-    if P == 0 or N == 0:
+    if q.P == 0 or q.N == 0:
         for k in range(n):
             row = row_at(rows, base, k)
             coef[row] = 0.0
             ranks[row] = 0
         objective[0] = NAN
         return NAN
-    pn = <double>P * N
-    if c.loss == 1:  # (only NDCG uses it)
-        for i in range(1, P + 1):
+    if c.loss == LOSS_NDCG:  # (only NDCG uses it)
+        for i in range(1, q.P + 1):
             ndcg_norm += discount(i)
-    if K:
-        sort_desc(pos, 0, P - 1, &rng)
+    if q.K:
+        sort_desc(pos, 0, q.P - 1, &rng)
     else:
-        qsort(pos, P, sizeof(Item), svmrank_item_desc)
-    c.P = P
-    c.N = N
-    c.pn = pn
-    c.scale = 2.0 / pn
+        qsort(pos, q.P, sizeof(Item), svmrank_item_desc)
+    c.P = q.P
+    c.N = q.N
+    c.pn = <double>q.P * q.N
+    c.scale = 2.0 / c.pn
     c.ndcg_norm = ndcg_norm
     c.pos = pos
     c.dtab = NULL
-    if c.loss == 0:
-        dmax = 1.0 / P
-    elif c.loss == 1:
-        dmax = 1.0 / ndcg_norm
-    elif c.loss == 2:
-        dmax = 1.0 / pn
-    # the outermost sample of each class decides whether any sample is certain (then
-    # one more pass finds the contested scale); small factors first in tau: 2 * scale *
-    # |s| alone overflows for scores near 1e308
-    w = 2.0 * dmax / c.scale
-    if (certain(pos[0].s, last_s, neg_hi, w) or certain(pos[P - 1].s, last_s, neg_hi, w)
-            or certain(neg_hi, pos[P - 1].s, pos[0].s, w)
-            or certain(last_s, pos[P - 1].s, pos[0].s, w)):
-        biggest = contested_scale(c, scores, rel, rows, base, n, last_s, neg_hi, w)
-    c.tau = (TIE_ULPS * EPS * (P + 1.0)) * (2.0 * c.scale) * biggest \
-        + (TIE_ULPS * EPS * (P + 1.0)) * dmax
-    for i in range(P + 2):
-        count[i] = 0
-    if K:
-        # (qs_buckets reads base only when order == 2: the rows are base, base + 1, ...)
-        f_score = qs_buckets(c, scores, rel, rows, base if rows == NULL else rows[0], n,
-                             order, K, last_s, neg, scratch, bid,
-                             bk, &rng, coef, ranks, count, dtab)
-    else:
-        if method == 0:
-            opt_ranks_multiway(c, neg, scratch, bid, 0, N - 1, 1, 1, P + 1, 0, &rng, ranks,
-                               count)
-        else:
-            if method == 1:  # Yue et al.'s greedy algorithm (2014 Alg. 1): sort, scan every rank
-                if c.loss == 1:  # Chakrabarti et al.'s O(NP + N log N) NDCG greedy: tabulated steps
-                    for k in range(2, P + N + 1):
-                        dtab[k] = (discount(k) - discount(k - 1.0)) / ndcg_norm
-                    c.dtab = dtab
-                qsort(neg, N, sizeof(Item), svmrank_item_desc)
-                for j in range(N):
-                    opt[j] = scan_rank(c, j + 1, neg[j].s, 1, P + 1)
-            elif method == 2:  # Algorithm 2 of 2014 for every negative, after sorting them
-                qsort(neg, N, sizeof(Item), svmrank_item_desc)
-                for j in range(N):
-                    opt[j] = search_rank(c, j + 1, neg[j].s, P)
-            else:  # methods 3 and 4
-                selective(c, neg, opt, method == 4, &rng)
-            for j in range(N):
-                ranks[neg[j].idx] = opt[j]
-                count[opt[j]] += 1
-        # negatives' coefficients (2018 supplement Lemma 8), rows in input order
-        for k in range(n):
-            row = row_at(rows, base, k)
-            if not rel[row]:
-                coef[row] = (P + 2.0 - 2.0 * ranks[row]) / pn
-                f_score += coef[row] * (scores[row] - shift)
-    above = 0  # negatives ranked above the current positive
-    for i in range(1, P + 1):
-        above += count[i]
-        coef[pos[i - 1].idx] = (N - 2.0 * above) / pn
-        ranks[pos[i - 1].idx] = 0
-        f_score += coef[pos[i - 1].idx] * pos[i - 1].s
-        if c.loss == 0:  # 1 - AP: positive i sits at position i + above
-            loss_value += i / (i + <double>above)
-        elif c.loss == 1:
-            loss_value += discount(i + above)
-    if c.loss == 0:
-        loss_value = 1.0 - loss_value / P
-    elif c.loss == 1:
-        loss_value = 1.0 - loss_value / ndcg_norm
-    elif c.loss == 2:
-        for i in range(1, P + 1):
-            loss_value += count[i] * (P + 1.0 - i)
-        loss_value /= pn
+    c.tau = tie_tolerance(c, &q, scores, rel, rows, base, n, largest_loss_step(c, user_dmax))
+    f_score = rank_negatives(c, &q, scores, rel, rows, base, n, method, neg, scratch, bid, bk,
+                             &rng, coef, ranks, opt, count, dtab)
+    loss_value = rank_positives(c, count, coef, ranks, &f_score)
     objective[0] = loss_value + f_score
     return loss_value
 

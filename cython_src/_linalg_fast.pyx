@@ -40,7 +40,7 @@ cdef enum:
     PARALLEL_MIN_NNZ = 1 << 16  # below this a product takes a few microseconds: one thread
 
 
-def max_threads():
+cdef int max_threads() noexcept nogil:
     """Threads an OpenMP loop would use here (1 when built without OpenMP)."""
     return svmrank_max_threads()
 

@@ -16,10 +16,11 @@
 from libc.math cimport INFINITY
 from libc.stdlib cimport malloc, free
 
-include "_topk_projection.pxi"
+from ._projection_fast cimport topk_box_project, topk_simplex_project
 
-LOSS_ALPHA = 0
-LOSS_BETA = 1
+cpdef enum:  # the loss of an epoch (Python ints too: svmrank.learners.sdca passes them)
+    LOSS_ALPHA = 0  # top-k simplex (alpha loss)
+    LOSS_BETA = 1   # the box set (beta loss, Prop. 5)
 
 
 cdef int dual_update(double* scores, double* a, Py_ssize_t m, Py_ssize_t y, double kii,
@@ -44,7 +45,7 @@ cdef int dual_update(double* scores, double* a, Py_ssize_t m, Py_ssize_t y, doub
         # of the k largest b_j is <= 0), no need to call it
         for j in range(m - 1):
             b[j] = 0.0
-    elif loss == 0:
+    elif loss == LOSS_ALPHA:
         status = topk_simplex_project(b, m - 1, k, r, 1.0, work)
     else:
         status = topk_box_project(b, m - 1, k, r, 1.0, work)
@@ -55,7 +56,7 @@ cdef int dual_update(double* scores, double* a, Py_ssize_t m, Py_ssize_t y, doub
         # under the scaling)
         for j in range(m - 1):
             b[j] = b[j] if b[j] > 0.0 else 0.0
-            if loss != 0 and b[j] > r / k:
+            if loss == LOSS_BETA and b[j] > r / k:
                 b[j] = r / k
             total += b[j]
         if total > r:

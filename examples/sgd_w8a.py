@@ -6,7 +6,7 @@ AP upper bound).
     python examples/sgd_w8a.py --torch    # the same model through svmrank.losses_torch
 
 Objective: λ/2 ‖w‖² + J(Xw) with J the structured-hinge AP loss
-(svmrank.losses.structured_hinge) and λ = 1/C, the APSVM problem with the same C;
+(svmrank.inference.structured_hinge) and λ = 1/C, the APSVM problem with the same C;
 mini-batch SGD with a decaying step and iterate averaging. J is not a sum over
 samples, so a batch's step follows the gradient of J(X_b w) on that batch: SGD
 minimises the surrogate λ/2 ‖w‖² + E_b J(X_b w), which the final comparison measures
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from _common import shared_file_or_exit  # noqa: E402
 from svmrank import APSVM  # noqa: E402
 from svmrank.io.svmlight import load_svmlight  # noqa: E402
-from svmrank.losses import structured_hinge  # noqa: E402
+from svmrank.inference import structured_hinge  # noqa: E402
 from svmrank.metrics import average_precision  # noqa: E402
 
 

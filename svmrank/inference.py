@@ -1,5 +1,6 @@
 """Loss-augmented inference (LAI) for rank losses: the most violated ranking
-argmax_R Δ(R*, R) + F(X, R; w) over rankings of one or many queries.
+argmax_R Δ(R*, R) + F(X, R; w) over rankings of one or many queries, and the
+structured-hinge loss built on it (:func:`structured_hinge`).
 
 F(X, R; w) = 1/(|P||N|) Σ_{i∈P, j∈N} R_ij (s_i − s_j) (2018 paper, eq. 1) is linear in
 the scores, F = coef · s, so a ranking is returned through its per-sample coefficients.
@@ -41,6 +42,10 @@ contested scores themselves spread widely (large integers, or values near 1e300 
 ulps apart) and some of them tie exactly, the tolerance can exceed a loss step, and the
 tie-break of the loss is lost: the ranking returned is then a maximiser only up to that
 rounding, and all methods return the same one.
+
+Entry points: :func:`loss_augmented_inference` (one query), :func:`lai_queries` (many)
+and :func:`structured_hinge` check their inputs; :func:`lai_queries_unchecked` is
+:func:`lai_queries` for callers that checked them once (the problems, every iteration).
 """
 import threading
 from dataclasses import dataclass
@@ -48,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _lai_fast
-from ._validation import check_vector
+from ._validation import check_vector, query_segments
 from .losses import BUILTIN_LOSSES, get_loss
 
 LOSSES = {name: loss.code for name, loss in BUILTIN_LOSSES.items()}
@@ -153,7 +158,7 @@ def loss_augmented_inference(scores, labels, loss="ap", method="qs"):
 
 def shifted_scores(scores, order, offsets, shifts):
     """The scores as the inference read them: less each query's shift (returned by the
-    kernel; see cython_src/_lai_fast.pyx, infer_one), a copy only when some query was
+    kernel; see cython_src/_lai_fast.pyx, score_shift), a copy only when some query was
     shifted. order None: query q is rows offsets[q]:offsets[q+1] in place."""
     if not shifts.any():
         return scores
@@ -280,13 +285,78 @@ def lai_queries(scores, relevant, order, offsets, loss="ap", method="qs"):
             raise ValueError(f"order: row numbers must lie in [0, {n})")
         if rows.size and np.bincount(rows, minlength=n).max() > 1:
             raise ValueError("order: a row appears twice")
-    return _lai_queries(scores, relevant, order, offsets.astype(np.intp), loss_obj, method)
+    return lai_queries_unchecked(scores, relevant, order, offsets.astype(np.intp), loss_obj,
+                                 method)
 
 
-def _lai_queries(scores, relevant, order, offsets, loss="ap", method="qs"):
-    """:func:`lai_queries` without the checks, for callers that validated their inputs
-    once (the learners): float64 scores, bool relevant, intp offsets and order."""
+def lai_queries_unchecked(scores, relevant, order, offsets, loss="ap", method="qs"):
+    """:func:`lai_queries` trusting its input: the trusted inner entry that the problems
+    call every iteration, after checking their data once.
+
+    The caller guarantees what :func:`lai_queries` would check: ``scores`` a finite,
+    contiguous float64 array; ``relevant`` a bool array of the same length; ``offsets``
+    (intp, or int64) non-decreasing within the rows; ``order`` None or distinct intp
+    row numbers. Invalid input is not detected: it gives wrong results or worse. Only
+    ``loss`` and ``method`` are checked (a name, or a QSLoss). Returns as
+    :func:`lai_queries` does.
+    """
     loss_obj = get_loss(loss)
     coef, _, losses, objectives, _ = _run(scores, relevant, order, offsets, loss_obj,
                                           check_method(method, loss_obj), keep_ranks=False)
     return coef, losses, objectives
+
+
+def structured_hinge(scores, labels, loss="ap", qid=None, method="qs"):
+    """Structured-hinge rank loss and its semi-gradient with respect to the scores
+    (2018 paper, §2.1, eq. 4-6).
+
+    J(s) = max_R Δ(R*, R) + F(R) − F(R*), with F(R) = coef(R) · s, is a convex upper
+    bound on Δ(R*, R(s)); a semi-gradient is coef(R̄) − coef(R*) at the maximiser R̄.
+    With ``qid`` the value and gradient are averaged over the queries that have both a
+    relevant and a non-relevant sample (the others contribute 0).
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_samples,)
+        Finite model scores.
+    labels : array-like of shape (n_samples,)
+        Binary relevance: 0/1 or −1/+1 (or bool).
+    loss : {"ap", "ndcg", "roc"} or QSLoss
+    qid : array-like of shape (n_samples,), optional
+        Query of each sample.
+    method : str
+        Inference method (see :func:`loss_augmented_inference`).
+
+    Returns
+    -------
+    value : float
+    gradient : ndarray of shape (n_samples,)
+    """
+    scores = check_vector(scores, "scores")
+    relevant = check_binary_labels(labels, scores.shape[0])
+    order, offsets = query_segments(qid, scores.shape[0])
+    loss_obj = get_loss(loss)
+    method_code = check_method(method, loss_obj)
+    coef, _, losses, _, shifts = _run(scores, relevant, order, offsets, loss_obj, method_code,
+                                      keep_ranks=False)
+    usable = ~np.isnan(losses)
+    if not usable.any():
+        raise ValueError("labels: no query has both a relevant and a non-relevant sample")
+    truth = np.zeros_like(scores)
+    for q in np.flatnonzero(usable):
+        rows = order[offsets[q]:offsets[q + 1]]
+        truth[rows] = true_coef(relevant[rows])
+    n_used = int(usable.sum())
+    grad = (coef - truth) / n_used
+    # Δ + (coef − truth)·s rather than objective − truth·s: samples whose coefficient
+    # stays at the truth's (a positive ranked far above the rest) add nothing, so a
+    # huge score elsewhere does not round the value away; and on the scores as the
+    # inference shifted them (each query's grad sums to 0), so a large common offset
+    # does not either
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = (float(np.sum(losses[usable])) / n_used
+                 + float(grad @ shifted_scores(scores, order, offsets, shifts)))
+    if not np.isfinite(value):
+        raise ValueError("scores: the structured-hinge value overflows (the scores of a "
+                         "query span close to the largest double): scale them down")
+    return max(value, 0.0), grad

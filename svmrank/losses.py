@@ -1,4 +1,4 @@
-"""Rank losses as data, the QS-suitable loss interface, and the structured-hinge loss.
+"""Rank losses as data and the QS-suitable loss interface.
 
 A loss Δ(R*, R) over rankings of one query is QS-suitable (2018 paper, supplement §1)
 when
@@ -12,16 +12,18 @@ when
 A loss is given here by that derivative alone, as a vectorised NumPy callable
 ``step(i, j, n_pos, n_neg)`` (1-based integer arrays i, j that broadcast), with
 δ_j(P+1) = 0 so that Δ(R*, R*) = 0. Any such loss works with every inference method that
-needs only C1-C3 (``qs``, ``greedy``, ``select``); see :mod:`svmrank.inference`.
+needs only C1-C3 (``qs``, ``greedy``, ``select``); see :mod:`svmrank.inference`, which
+also holds the structured-hinge loss over these losses (``structured_hinge``).
 """
 import warnings
 
 import numpy as np
 
-from ._validation import check_int, check_vector, query_segments
+from . import _lai_fast
+from ._validation import check_int
 
 __all__ = ["QSLoss", "AP", "NDCG", "ROC", "BUILTIN_LOSSES", "check_qs_suitable",
-           "get_loss", "structured_hinge"]
+           "get_loss"]
 
 # C2 is checked on every pair (i, j) when P·N is at most this (one vectorised pass over
 # all pairs, in blocks); beyond it on a subset, with a warning
@@ -173,10 +175,11 @@ class _BuiltinLoss(QSLoss):
         return self
 
 
-AP = _BuiltinLoss(_ap_step, "ap", 0, "1 − average precision (Yue et al.; 2014 eq. 5)")
-NDCG = _BuiltinLoss(_ndcg_step, "ndcg", 1,
+AP = _BuiltinLoss(_ap_step, "ap", _lai_fast.LOSS_AP,
+                  "1 − average precision (Yue et al.; 2014 eq. 5)")
+NDCG = _BuiltinLoss(_ndcg_step, "ndcg", _lai_fast.LOSS_NDCG,
                     "1 − NDCG, binary relevance, discount 1/log2(1+i) (2018 supplement §3)")
-ROC = _BuiltinLoss(_roc_step, "roc", 2,
+ROC = _BuiltinLoss(_roc_step, "roc", _lai_fast.LOSS_ROC,
                    "fraction of swapped positive/negative pairs (1 − ROC area)")
 BUILTIN_LOSSES = {"ap": AP, "ndcg": NDCG, "roc": ROC}
 
@@ -273,61 +276,3 @@ def _check_c1(loss, delta, i_values, j_values, scale, P, rtol):
             f"loss: {loss.name} gives a negative loss term δ_j(i) = {delta[ii, kk]:.6g} "
             f"at (i, j) = ({int(i_values[ii])}, {int(j_values[kk])}) (with δ_j(P+1) = 0 a "
             f"proper loss needs δ_j(i) ≥ 0; C1)")
-
-
-def structured_hinge(scores, labels, loss="ap", qid=None, method="qs"):
-    """Structured-hinge rank loss and its semi-gradient with respect to the scores
-    (2018 paper, §2.1, eq. 4-6).
-
-    J(s) = max_R Δ(R*, R) + F(R) − F(R*), with F(R) = coef(R) · s, is a convex upper
-    bound on Δ(R*, R(s)); a semi-gradient is coef(R̄) − coef(R*) at the maximiser R̄.
-    With ``qid`` the value and gradient are averaged over the queries that have both a
-    relevant and a non-relevant sample (the others contribute 0).
-
-    Parameters
-    ----------
-    scores : array-like of shape (n_samples,)
-        Finite model scores.
-    labels : array-like of shape (n_samples,)
-        Binary relevance: 0/1 or −1/+1 (or bool).
-    loss : {"ap", "ndcg", "roc"} or QSLoss
-    qid : array-like of shape (n_samples,), optional
-        Query of each sample.
-    method : str
-        Inference method (see :func:`svmrank.inference.loss_augmented_inference`).
-
-    Returns
-    -------
-    value : float
-    gradient : ndarray of shape (n_samples,)
-    """
-    from .inference import _run, check_binary_labels, check_method, shifted_scores, true_coef
-
-    scores = check_vector(scores, "scores")
-    relevant = check_binary_labels(labels, scores.shape[0])
-    order, offsets = query_segments(qid, scores.shape[0])
-    loss_obj = get_loss(loss)
-    method_code = check_method(method, loss_obj)
-    coef, _, losses, _, shifts = _run(scores, relevant, order, offsets, loss_obj, method_code,
-                                      keep_ranks=False)
-    usable = ~np.isnan(losses)
-    if not usable.any():
-        raise ValueError("labels: no query has both a relevant and a non-relevant sample")
-    truth = np.zeros_like(scores)
-    for q in np.flatnonzero(usable):
-        rows = order[offsets[q]:offsets[q + 1]]
-        truth[rows] = true_coef(relevant[rows])
-    n_used = int(usable.sum())
-    grad = (coef - truth) / n_used
-    # Δ + (coef − truth)·s rather than objective − truth·s: samples whose coefficient
-    # stays at the truth's (a positive ranked far above the rest) add nothing, so a
-    # huge score elsewhere does not round the value away; and on the scores as the
-    # inference shifted them (each query's grad sums to 0), so a large common offset
-    # does not either
-    with np.errstate(over="ignore", invalid="ignore"):
-        value = (float(np.sum(losses[usable])) / n_used
-                 + float(grad @ shifted_scores(scores, order, offsets, shifts)))
-    if not np.isfinite(value):
-        raise ValueError("scores: the structured-hinge value overflows (the scores of a "
-                         "query span close to the largest double): scale them down")
-    return max(value, 0.0), grad

@@ -13,7 +13,7 @@ over a batch of score vectors, one loss each).
 import numpy as np
 import torch
 
-from .losses import structured_hinge
+from .inference import structured_hinge
 
 __all__ = ["StructuredHinge", "structured_hinge_loss"]
 
@@ -74,7 +74,7 @@ class StructuredHinge(torch.autograd.Function):
 
 def structured_hinge_loss(scores, labels, loss="ap", qid=None, method="qs"):
     """Structured-hinge rank loss of a 1-d score tensor (see
-    :func:`svmrank.losses.structured_hinge`); a 0-d tensor with a gradient."""
+    :func:`svmrank.inference.structured_hinge`); a 0-d tensor with a gradient."""
     if scores.dim() != 1:
         raise ValueError(f"scores: expected a 1-d tensor, got shape {tuple(scores.shape)}")
     if not torch.is_floating_point(scores):  # (the value would be truncated to an integer)

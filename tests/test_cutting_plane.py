@@ -281,3 +281,12 @@ def test_planes_are_kept_on_the_columns_they_use():
     assert big.n_constraints_ >= 30 and peak < 20 * 8 * d  # (a few w-sized vectors)
     np.testing.assert_allclose(big.coef_[cols], small.coef_, rtol=1e-9, atol=1e-12)
     assert not np.delete(big.coef_, cols).any()
+
+
+@pytest.mark.parametrize("C, match", [(0.0, "C must be positive"), (-1.0, "C must be positive"),
+                                      (float("nan"), "C must be a finite")])
+def test_cutting_plane_checks_C_at_its_entry(C, match):
+    """The QP it calls every iteration trusts C: the learner's entry checks it."""
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    with pytest.raises(ValueError, match=match):
+        cutting_plane(BinaryProblem(X, np.array([1, -1, 1])), C)

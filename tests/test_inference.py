@@ -552,3 +552,18 @@ def test_user_loss_with_empty_queries():
         ref = lai_queries(scores, labels, None, offsets, "ap", "qs")
         for x, y in zip(got, ref):
             np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-15)
+
+
+def test_lai_queries_unchecked_gives_what_the_checked_entry_gives():
+    """The problems' per-iteration entry returns lai_queries' arrays bit for bit on
+    valid input (rows in place and through an order)."""
+    from svmrank.inference import lai_queries_unchecked
+    rng = np.random.default_rng(5)
+    scores, relevant = rng.normal(size=60), rng.random(60) < 0.3
+    offsets = np.array([0, 25, 25, 60], dtype=np.intp)
+    for order in (None, rng.permutation(60).astype(np.intp)):
+        for method in ("qs", "greedy", "select"):
+            checked = lai_queries(scores, relevant, order, offsets, "ndcg", method)
+            trusted = lai_queries_unchecked(scores, relevant, order, offsets, "ndcg", method)
+            for a, b in zip(checked, trusted):
+                np.testing.assert_array_equal(a, b)

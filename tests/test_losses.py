@@ -282,3 +282,17 @@ def test_rank_svm_trains_on_a_user_loss():
         RankSVM(loss=user_copy(AP), lai="search").fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="^lai 'search' needs"):
         RankSVM(loss="ndcg", lai="search").fit(X, y, qid=qid)
+
+
+def test_builtin_loss_and_method_codes_are_the_kernels():
+    """The codes are the kernel's enums (svmrank/_lai_fast.pxd), not restated numbers."""
+    from svmrank import _lai_fast
+    from svmrank.inference import LOSSES, METHODS
+    assert (AP.code, NDCG.code, ROC.code) == (_lai_fast.LOSS_AP, _lai_fast.LOSS_NDCG,
+                                              _lai_fast.LOSS_ROC)
+    assert LOSSES == {"ap": _lai_fast.LOSS_AP, "ndcg": _lai_fast.LOSS_NDCG,
+                      "roc": _lai_fast.LOSS_ROC}
+    assert METHODS == {"qs": _lai_fast.METHOD_QS, "greedy": _lai_fast.METHOD_GREEDY,
+                       "search": _lai_fast.METHOD_SEARCH, "select": _lai_fast.METHOD_SELECT,
+                       "search+select": _lai_fast.METHOD_SEARCH_SELECT}
+    assert len({*LOSSES.values(), _lai_fast.LOSS_USER}) == 4 and len(set(METHODS.values())) == 5

@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import projection_reference as ref
-from svmrank import _topk_fast
+from svmrank import _testing_fast, _topk_fast
 from svmrank.projections import (
     project_knapsack,
     project_topk_box,
@@ -250,8 +250,8 @@ def test_sampled_bracket_root_vs_sorted(alpha):
             for lo, hi in ((0.0, 1.0 / 1000), (0.0, 0.2), (-1.0, 2.0)):
                 for frac in (0.001, 0.3, 0.999):
                     r = m * (lo + frac * (hi - lo)) if alpha == 0 else frac - 0.5
-                    t_fast = _topk_fast._clip_root_filtered(a, lo, hi, r, alpha)
-                    t_sort = _topk_fast._clip_root(a, lo, hi, r, alpha, 0)
+                    t_fast = _testing_fast.clip_root_filtered(a, lo, hi, r, alpha)
+                    t_sort = _testing_fast.clip_root(a, lo, hi, r, alpha, 0)
                     np.testing.assert_allclose(np.clip(a - t_fast, lo, hi),
                                                np.clip(a - t_sort, lo, hi),
                                                atol=1e-9 * max(1.0, np.abs(a).max()),
@@ -265,7 +265,7 @@ def test_cone_walk_hook_matches_exhaustive():
         a = rng.normal(size=m) * rng.choice([1e-3, 1.0]) + rng.choice([0.0, 0.5, -1.0])
         k = int(rng.integers(1, m + 1))
         rho = float(rng.choice([0.0, 1.0]))
-        t, u = _topk_fast._cone_thresholds(a, k, rho)
+        t, u = _testing_fast.cone_thresholds(a, k, rho)
         close(np.clip(a - t, 0.0, u), ref.exhaustive_topk(a, k, rho), a)
 
 
@@ -275,7 +275,7 @@ def test_sort_hook():
     for m in (1, 2, 23, 24, 25, 1000, 5000):
         for a in (rng.normal(size=m), np.round(rng.normal(size=m)), np.arange(m, dtype=float),
                   np.arange(m, 0, -1.0), np.zeros(m)):
-            np.testing.assert_array_equal(_topk_fast._sort_desc(a), np.sort(a)[::-1])
+            np.testing.assert_array_equal(_testing_fast.sort_desc(a), np.sort(a)[::-1])
 
 
 @pytest.mark.parametrize("alpha", [0.0, 2.0])
@@ -288,8 +288,8 @@ def test_variable_fixing_vs_sorted_fallback(alpha):
                 a = np.round(a)
             lo, hi = sorted(rng.normal(size=2))
             r = rng.uniform(m * lo, m * hi)
-            t_fix = _topk_fast._clip_root(a, lo, hi, r, alpha, 1000)
-            t_sort = _topk_fast._clip_root(a, lo, hi, r, alpha, 0)  # forced fallback
+            t_fix = _testing_fast.clip_root(a, lo, hi, r, alpha, 1000)
+            t_sort = _testing_fast.clip_root(a, lo, hi, r, alpha, 0)  # forced fallback
             for t in (t_fix, t_sort):
                 assert np.clip(a - t, lo, hi).sum() == pytest.approx(r + alpha * t, abs=1e-9)
             np.testing.assert_allclose(np.clip(a - t_fix, lo, hi), np.clip(a - t_sort, lo, hi),
@@ -442,11 +442,11 @@ def test_filter_root_hook_vs_sorted(m):
         for lo, hi in ((0.0, 1.0), (0.0, 0.01), (-1.0, 2.0)):
             for frac in (0.001, 0.01, 0.3):
                 r = m * (lo + frac * (hi - lo))
-                t, kept = _topk_fast._filter_root(a, lo, hi, r)
+                t, kept = _testing_fast.filter_root(a, lo, hi, r)
                 if np.isnan(t):
                     continue
                 answered += 1
-                t_sort = _topk_fast._clip_root(a, lo, hi, r, 0.0, 0)
+                t_sort = _testing_fast.clip_root(a, lo, hi, r, 0.0, 0)
                 np.testing.assert_allclose(np.clip(a - t, lo, hi), np.clip(a - t_sort, lo, hi),
                                            atol=1e-9 * max(1.0, np.abs(a).max()),
                                            err_msg=f"{name} lo={lo} hi={hi} r={r}")
@@ -463,7 +463,7 @@ def test_filter_guess_failure_falls_back():
     a = np.zeros(m)
     a[::step] = 10.0
     lo, hi, r = 0.0, 1.0, 100.0  # half of the 200 tens must be off lo
-    t, _ = _topk_fast._filter_root(a, lo, hi, r)
+    t, _ = _testing_fast.filter_root(a, lo, hi, r)
     assert np.isnan(t)
     close(project_knapsack(a, lo, hi, r), ref.bisect_knapsack(a, lo, hi, r), a)
     k = 100  # r = 1, u = 1/k: the same shape, scaled
@@ -513,7 +513,7 @@ def _bucket_inputs(rng, m):
 def _check_bucket_root(a, tl, lo, hi, r):
     """Run the hook; when it answers, compare with the bisection reference (independent
     of the kernel). Returns the status."""
-    status, t, p = _topk_fast._bucket_root(a, tl, lo, hi, r)
+    status, t, p = _testing_fast.bucket_root(a, tl, lo, hi, r)
     scale = max(1.0, float(np.abs(a).max()))
     if status == 0:
         np.testing.assert_allclose(np.clip(a - t, lo, hi), ref.bisect_knapsack(a, lo, hi, r),
@@ -533,7 +533,7 @@ def test_bucket_root_hook_vs_sorted(m):
         for lo, hi in ((0.0, 1.0), (0.0, 0.01), (-1.0, 2.0), (0.3, 0.3 + 1e-3)):
             for frac in (0.01, 0.1, 0.4):
                 r = m * (lo + frac * (hi - lo))
-                t_sort = _topk_fast._clip_root(a, lo, hi, r, 0.0, 0)
+                t_sort = _testing_fast.clip_root(a, lo, hi, r, 0.0, 0)
                 for delta in (0.0, 0.5, 3.0, 50.0, -0.5):
                     seen.add(_check_bucket_root(a, t_sort - delta * (hi - lo), lo, hi, r))
     assert seen == {0, 1, 2}
@@ -544,16 +544,16 @@ def test_bucket_root_declines_and_filter_falls_back():
     in the two buckets that change state), through the hook and through the filter."""
     m, k = 1000, 100  # u = 0.01, spacing 1: the grid (q = 1) reaches tl + 1.26 only
     a = np.arange(m) * 1.0
-    t_sort = _topk_fast._clip_root(a, 0.0, 0.01, 1.0, 0.0, 0)
+    t_sort = _testing_fast.clip_root(a, 0.0, 0.01, 1.0, 0.0, 0)
     assert _check_bucket_root(a, t_sort - 100.0, 0.0, 0.01, 1.0) == 2
     assert _check_bucket_root(a, t_sort - 1.0, 0.0, 0.01, 1.0) == 0
     near = np.full(m, -3.0)
     near[:99] = 5.0  # at the bound; the last 1% of the budget is shared by 150 values
     near[99:249] = 1.0 + 1e-4 * np.linspace(0.0, 1.0, 150)  # in one bucket, leaving lo
-    t_sort = _topk_fast._clip_root(near, 0.0, 0.01, 1.0, 0.0, 0)
+    t_sort = _testing_fast.clip_root(near, 0.0, 0.01, 1.0, 0.0, 0)
     for delta in (0.5, 0.001):
         assert _check_bucket_root(near, t_sort - delta, 0.0, 0.01, 1.0) == 2
-    t, kept = _topk_fast._filter_root(near, 0.0, 0.01, 1.0)
+    t, kept = _testing_fast.filter_root(near, 0.0, 0.01, 1.0)
     assert kept == 249 and t == pytest.approx(t_sort, abs=1e-12)
     for b in (a, near, np.random.default_rng(3).permutation(a)):
         x = project_topk_simplex(b, k, 1.0, 1.0)
@@ -571,11 +571,11 @@ def test_filter_kept_sizes_around_bucket_threshold():
         for c in range(8, 40, 3):  # about c values off their lower bound
             for a in (rng.normal(size=m), rng.normal(size=m) + 3.0, np.round(rng.normal(size=m), 1)):
                 lo, hi = 0.0, 1.0 / c
-                t, kept = _topk_fast._filter_root(a, lo, hi, 1.0)
+                t, kept = _testing_fast.filter_root(a, lo, hi, 1.0)
                 if np.isnan(t):
                     continue
                 kept_sizes.append(kept)
-                t_sort = _topk_fast._clip_root(a, lo, hi, 1.0, 0.0, 0)
+                t_sort = _testing_fast.clip_root(a, lo, hi, 1.0, 0.0, 0)
                 np.testing.assert_allclose(np.clip(a - t, lo, hi), np.clip(a - t_sort, lo, hi),
                                            atol=1e-9 * max(1.0, np.abs(a).max()))
                 x = project_topk_simplex(a, c, 1.0, 1.0)
@@ -595,7 +595,7 @@ def test_bucket_root_property(m, kind, seed, delta, box, frac):
     a = _adversarial(rng, m, kind)
     lo, hi = box
     r = m * (lo + frac * (hi - lo))
-    t_sort = _topk_fast._clip_root(a, lo, hi, r, 0.0, 0)
+    t_sort = _testing_fast.clip_root(a, lo, hi, r, 0.0, 0)
     _check_bucket_root(a, t_sort - delta * (hi - lo), lo, hi, r)
 
 
@@ -652,6 +652,6 @@ def test_entries_near_the_largest_double_beside_small_ones():
     u = 2.0 ** -1024
     a = np.r_[np.full(200, -0.5), np.full(100, u)]
     for tl in (0.0, 0.25 * u, -u):
-        status, t, _ = _topk_fast._bucket_root(a, tl, 0.0, u, 50 * u)
+        status, t, _ = _testing_fast.bucket_root(a, tl, 0.0, u, 50 * u)
         assert status == 2 or np.clip(a - t, 0.0, u).sum() == 50 * u
     assert _topk_fast.knapsack(a, 0.0, u, 50 * u).sum() == 50 * u

@@ -384,3 +384,18 @@ def test_rank_one_planes_at_a_huge_cap_do_not_cycle():
     assert z.min() >= 0 and z.sum() <= 1e8 * (1 + 1e-12)
     f = lambda v: b @ v - 0.5 * v @ G @ v
     assert f(z) == pytest.approx(f(zr), rel=1e-9)
+
+
+def test_the_unchecked_entry_solves_as_the_checked_one():
+    """solve_dual_qp_unchecked (the learner's per-iteration call) gives the checked
+    entry's z and multiplier bit for bit, cold and warm started."""
+    from svmrank.learners.qp import solve_dual_qp_unchecked
+    rng = np.random.default_rng(3)
+    V = rng.normal(size=(7, 4))
+    G, b = V @ V.T, rng.uniform(0.1, 1.0, size=7)
+    capped = np.array([True] * 5 + [False] * 2)
+    for z0 in (None, rng.uniform(0, 3, size=7)):
+        z1, m1 = solve_dual_qp(G, b, capped, 2.0, z0=z0)
+        z2, m2 = solve_dual_qp_unchecked(G, b, capped, 2.0, z0=z0)
+        np.testing.assert_array_equal(z1, z2)
+        assert m1 == m2

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from svmrank.losses import structured_hinge
+from svmrank.inference import structured_hinge
 from svmrank.metrics import average_precision
 from lai_reference import brute_force_interleavings, discriminant
 
@@ -173,3 +173,21 @@ def test_torch_forward_mode():
     torch.testing.assert_close(jacfwd(f)(s), g)
     batch = torch.tensor(rng.normal(size=(3, 10)))
     torch.testing.assert_close(vmap(jacfwd(f))(batch), vmap(grad(f))(batch))
+
+
+def test_losses_does_not_import_inference():
+    """structured_hinge lives beside the inference it wraps: svmrank.losses imports
+    nothing of svmrank.inference (inference imports losses; no circle)."""
+    import ast
+    import pathlib
+
+    import svmrank.losses
+    tree = ast.parse(pathlib.Path(svmrank.losses.__file__).read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):  # (from .inference import x, from . import inference)
+            imported |= {node.module or ""} | {f"{node.module}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            imported |= {a.name for a in node.names}
+    assert not [m for m in imported if "inference" in m.split(".")]
+    assert not hasattr(svmrank.losses, "structured_hinge")

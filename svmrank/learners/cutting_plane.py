@@ -16,8 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import exceptions
-from .._validation import check_verbose
-from .qp import solve_dual_qp
+from .._validation import check_positive, check_verbose
+from .qp import solve_dual_qp_unchecked
 
 
 @dataclass
@@ -146,7 +146,7 @@ class _WorkingSet:
             if self.clipped.size:
                 V_S = self.vectors[:, self._local(self.clipped)]
                 G = G - V_S @ V_S.T
-            self.z, _ = solve_dual_qp(G, self.b, self.capped, C, z0=self.z)
+            self.z, _ = solve_dual_qp_unchecked(G, self.b, self.capped, C, z0=self.z)
             if not self.bounded.size:
                 break
             bounded = self._bounded_cols()
@@ -240,6 +240,7 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
     CuttingPlaneResult
     """
     d = int(problem.n_features)
+    check_positive(C, "C")  # (the QP, called unchecked every iteration, trusts it)
     verbose = check_verbose(verbose)
     A_hard, b_hard = _check_hard_constraints(hard_constraints, d)
     nonpositive = _check_nonpositive(nonpositive, d)

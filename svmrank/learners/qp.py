@@ -52,22 +52,38 @@ def solve_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
     G = np.ascontiguousarray(G, dtype=np.float64)
     if G.shape != (n, n) or not np.isfinite(G).all():
         raise ValueError(f"G: expected a finite ({n}, {n}) matrix, got shape {G.shape}")
+    capped = check_vector(capped, "capped", n=n, dtype=bool)
+    z0 = None if z0 is None else check_vector(z0, "z0", n=n)
+    if max_iter is not None and int(max_iter) < 1:
+        raise ValueError(f"max_iter: expected a positive integer, got {max_iter!r}")
+    return solve_dual_qp_unchecked(G, b, capped, C, z0, tol, max_iter)
+
+
+def solve_dual_qp_unchecked(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
+    """:func:`solve_dual_qp` trusting its input: the trusted inner entry that the
+    cutting-plane learner calls every iteration.
+
+    The caller guarantees what :func:`solve_dual_qp` would check: ``G`` a finite
+    float64 (n, n) array, ``b`` and ``z0`` finite float64 vectors of length n,
+    ``capped`` a bool vector of length n, ``C`` and ``tol`` finite and positive,
+    ``max_iter`` None or a positive integer. Invalid input is not detected. Same
+    parameters and results as :func:`solve_dual_qp`.
+    """
+    n = len(b)
+    G = np.ascontiguousarray(G, dtype=np.float64)
     if 0 < np.abs(G).max(initial=0.0) < np.finfo(np.float64).tiny:
         # every plane near 1e-155 or shorter (the kernel's 1/sqrt(G_ii) would overflow):
         # the quadratic term is below C² n 2.2e-308, and the QP is the linear program
         G = np.zeros_like(G)
-    capped = check_vector(capped, "capped", n=n, dtype=bool)
     if n == 0:
         return np.zeros(0), 0.0
-    z = np.zeros(n) if z0 is None else np.maximum(check_vector(z0, "z0", n=n), 0.0)
+    z = np.zeros(n) if z0 is None else np.maximum(z0, 0.0)
     total = z[capped].sum()
     if total > C:
         z[capped] *= C / total
-    max_iter = 20 * n + 100 if max_iter is None else max_iter
-    if int(max_iter) < 1:
-        raise ValueError(f"max_iter: expected a positive integer, got {max_iter!r}")
+    max_iter = 20 * n + 100 if max_iter is None else int(max_iter)
     status, cap_multiplier = _qp_fast.solve_dual_qp(
-        G, b, capped.view(np.uint8), C, z, tol, int(max_iter))
+        G, b, capped.view(np.uint8), C, z, tol, max_iter)
     if status == _qp_fast.QP_MAX_ITER:
         raise QPError(f"active-set QP did not converge in {max_iter} iterations")
     if status == _qp_fast.QP_UNBOUNDED:

@@ -146,7 +146,7 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
     m = int(n_classes)
     y = np.ascontiguousarray(y, dtype=np.intp)
     n = y.shape[0]
-    loss_code = LOSSES.index(loss)
+    loss_code = {"alpha": _sdca_fast.LOSS_ALPHA, "beta": _sdca_fast.LOSS_BETA}[loss]
     A = np.zeros((n, m))
 
     if kernel == "precomputed":

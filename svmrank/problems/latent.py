@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..bags import Bags, check_known
-from ..inference import LOSSES, METHODS, _lai_queries, true_coef
+from ..inference import LOSSES, METHODS, lai_queries_unchecked, true_coef
 from ..metrics import is_ranked
 from .binary import add_bias_column
 from .linear import LinearScoreProblem
@@ -142,8 +142,8 @@ class LatentAPProblem(_BagProblem):
         loss, objective : float
         """
         rows, values = self.bags._argmax(s, known=self.state)
-        coef, losses, objectives = _lai_queries(values, self.relevant, None,
-                                               self._offsets, self.loss, self.lai)
+        coef, losses, objectives = lai_queries_unchecked(values, self.relevant, None,
+                                                         self._offsets, self.loss, self.lai)
         return rows, coef, float(losses[0]), float(objectives[0])
 
     def violation_at_scores(self, s):
@@ -217,8 +217,9 @@ class LatentSSVMProblem(_BagProblem):
         """Steps (a) and (b) from the candidate rows given (values = s[rows])."""
         best = None
         for _ in range(self.max_rounds):
-            coef, losses, objectives = _lai_queries(values, self.relevant, None,
-                                                   self._offsets, self.loss, self.lai)
+            coef, losses, objectives = lai_queries_unchecked(values, self.relevant, None,
+                                                             self._offsets, self.loss,
+                                                             self.lai)
             objective = float(objectives[0])
             if best is not None and objective <= best[3] + 1e-12 * (1.0 + abs(best[3])):
                 break

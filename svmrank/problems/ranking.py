@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_matrix, check_vector, query_segments
-from ..inference import _lai_queries, check_method, true_coef
+from ..inference import check_method, lai_queries_unchecked, true_coef
 from ..losses import get_loss
 from ..metrics import ranked_queries
 from .linear import LinearScoreProblem
@@ -60,8 +60,8 @@ class RankingProblem(LinearScoreProblem):
     def violation_at_scores(self, scores):
         """Averaged loss Δ̄ and coefficient difference d = (coef(R*) − coef(R̄)) / |Q| of
         the most violated rankings for these scores: g = Xᵀ d, violation Δ̄ − scores·d."""
-        coef, losses, _ = _lai_queries(scores, self.relevant, None, self.offsets,
-                                      self.loss, self.lai)
+        coef, losses, _ = lai_queries_unchecked(scores, self.relevant, None, self.offsets,
+                                                self.loss, self.lai)
         d = np.subtract(self._coef_true, coef, out=coef)  # (in place: two passes over n fewer)
         if self.n_queries > 1:
             d /= self.n_queries

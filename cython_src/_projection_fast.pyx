@@ -1,33 +1,35 @@
 # Top-k simplex / cone / box / knapsack projections (Lapin et al. 2015, §4-5).
 #
-# nogil C-level kernels, meant to be `include`d by other kernels (_topk_fast.pyx,
-# _sdca_fast.pyx). Every public routine works IN PLACE on x (length m, holding the
-# point a to project on entry) and needs a scratch array `work` of at least 3*m
-# doubles; it returns 0 on success. No validation here: callers guarantee
-# 1 <= k <= m, r > 0, rho >= 0, lo <= hi and m*lo <= r <= m*hi for the knapsack.
+# nogil C-level kernels for the other kernels: _topk_fast.pyx (the Python wrappers) and
+# _sdca_fast.pyx cimport them, as declared in svmrank/_projection_fast.pxd (which also
+# declares the internals that the test module _testing_fast.pyx reaches). Every public
+# routine works IN PLACE on x (length m, holding the point a to project on entry) and
+# needs a scratch array `work` of at least 3*m doubles; it returns 0 on success. No
+# validation here: callers guarantee 1 <= k <= m, r > 0, rho >= 0, lo <= hi and
+# m*lo <= r <= m*hi for the knapsack.
 #
 # All solutions have the threshold form x = clip(a - t, 0, u) (Lemma 3), so every
 # routine computes the two thresholds (t, u) and then writes x in one pass.
 #
 # Algorithms
-# - knapsack (_tk_clip_root): Kiwiel's (2008) variable fixing, no sort. Vectors of
+# - knapsack (clip_root): Kiwiel's (2008) variable fixing, no sort. Vectors of
 #   128 values or more where few values are off their lower bound first try
-#   _tk_filter_root: a strided sample guesses a lower bound of the root, one
+#   filter_root: a strided sample guesses a lower bound of the root, one
 #   branch-free pass keeps only the values above it, and an exact check proves the
 #   bound; the root on the kept values comes from counting buckets of width
-#   (hi - lo)/q (_tk_bucket_root: F is exact at the bucket grid, so one scan brackets
+#   (hi - lo)/q (bucket_root: F is exact at the bucket grid, so one scan brackets
 #   the root and only two buckets' values are solved on), or from variable fixing
-#   when few values were kept or the buckets decline. Otherwise (or if the check fails) long vectors get a root bracket from a
-#   sample, verified exactly, so one pass leaves only the values near the thresholds
-#   for variable fixing (expected linear time); after _tk_max_fix_iters() rounds
-#   fixing falls back to a sort of the remaining free values, so the worst case is
-#   O(m log m).
+#   when few values were kept or the buckets decline. Otherwise (or if the check
+#   fails) long vectors get a root bracket from a sample, verified exactly, so one
+#   pass leaves only the values near the thresholds for variable fixing (expected
+#   linear time); after max_fix_iters() rounds fixing falls back to a sort of the
+#   remaining free values, so the worst case is O(m log m).
 # - box (beta loss, §5, eq. 10): x = clip(a - t, 0, r/k) with t = max(t_knap, t_bias),
 #   both roots of monotone piecewise-linear equations in t, found the same way.
 # - top-k simplex (Lemma 5): the knapsack with sum r first; if Lemma 5's multiplier is
 #   negative, the solution path of the knapsack "sum = s, 0 <= x <= s/k" as s grows
 #   visits the (|U|, |M|) partitions of the sorted vector monotonically (see
-#   _tk_cone_walk), so one walk finds the optimal partition in O(m) after ordering;
+#   cone_walk), so one walk finds the optimal partition in O(m) after ordering;
 #   only values above the knapsack threshold enter, and they are ordered lazily
 #   (bucketed, sorted only where the walk cannot absorb a bucket whole).
 # - top-k cone: the simplex algorithm with a budget proven not to bind.
@@ -37,7 +39,7 @@ from libc.math cimport INFINITY, NAN, fabs, sqrt
 # Descending order throughout. Introsort: quicksort with median-of-3
 # and a heapsort fallback at depth 2 log2(n), so the worst case stays O(n log n).
 
-cdef inline int _tk_depth_limit(Py_ssize_t n) noexcept nogil:
+cdef inline int depth_limit(Py_ssize_t n) noexcept nogil:
     cdef int d = 0
     while n > 1:
         n >>= 1
@@ -45,7 +47,7 @@ cdef inline int _tk_depth_limit(Py_ssize_t n) noexcept nogil:
     return 2 * d + 2
 
 
-cdef inline void _tk_insertion_desc(double* v, Py_ssize_t n) noexcept nogil:
+cdef inline void insertion_desc(double* v, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i, j
     cdef double x
     for i in range(1, n):
@@ -57,7 +59,7 @@ cdef inline void _tk_insertion_desc(double* v, Py_ssize_t n) noexcept nogil:
         v[j] = x
 
 
-cdef inline void _tk_sift_down_min(double* v, Py_ssize_t root, Py_ssize_t n) noexcept nogil:
+cdef inline void sift_down_min(double* v, Py_ssize_t root, Py_ssize_t n) noexcept nogil:
     # min-heap on v[0:n]; repeatedly moving the minimum to the end sorts descending
     cdef Py_ssize_t child
     cdef double x = v[root]
@@ -75,7 +77,7 @@ cdef inline void _tk_sift_down_min(double* v, Py_ssize_t root, Py_ssize_t n) noe
     v[root] = x
 
 
-cdef void _tk_heapsort_desc(double* v, Py_ssize_t n) noexcept nogil:
+cdef void heapsort_desc(double* v, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i
     cdef double x
     if n < 2:
@@ -83,17 +85,17 @@ cdef void _tk_heapsort_desc(double* v, Py_ssize_t n) noexcept nogil:
     i = n // 2
     while i > 0:
         i -= 1
-        _tk_sift_down_min(v, i, n)
+        sift_down_min(v, i, n)
     i = n - 1
     while i > 0:
         x = v[0]
         v[0] = v[i]
         v[i] = x
-        _tk_sift_down_min(v, 0, i)
+        sift_down_min(v, 0, i)
         i -= 1
 
 
-cdef inline Py_ssize_t _tk_partition_desc(double* v, Py_ssize_t n) noexcept nogil:
+cdef inline Py_ssize_t partition_desc(double* v, Py_ssize_t n) noexcept nogil:
     # Hoare partition around the median of v[0], v[n/2], v[n-1] (moved to v[0]).
     # Returns j in [0, n-2]: every v[0..j] >= every v[j+1..n-1].
     cdef Py_ssize_t mid = n >> 1, i, j
@@ -124,26 +126,26 @@ cdef inline Py_ssize_t _tk_partition_desc(double* v, Py_ssize_t n) noexcept nogi
         v[j] = tmp
 
 
-cdef void _tk_introsort_desc(double* v, Py_ssize_t n, int depth) noexcept nogil:
+cdef void introsort_desc(double* v, Py_ssize_t n, int depth) noexcept nogil:
     cdef Py_ssize_t j
     while n > 24:
         if depth == 0:
-            _tk_heapsort_desc(v, n)
+            heapsort_desc(v, n)
             return
         depth -= 1
-        j = _tk_partition_desc(v, n) + 1
+        j = partition_desc(v, n) + 1
         if j < n - j:
-            _tk_introsort_desc(v, j, depth)
+            introsort_desc(v, j, depth)
             v += j
             n -= j
         else:
-            _tk_introsort_desc(v + j, n - j, depth)
+            introsort_desc(v + j, n - j, depth)
             n = j
-    _tk_insertion_desc(v, n)
+    insertion_desc(v, n)
 
 
-cdef inline void _tk_sort_desc(double* v, Py_ssize_t n) noexcept nogil:
-    _tk_introsort_desc(v, n, _tk_depth_limit(n))
+cdef inline void sort_desc(double* v, Py_ssize_t n) noexcept nogil:
+    introsort_desc(v, n, depth_limit(n))
 
 
 # ------------------------------------------------- monotone root of clip sums
@@ -153,13 +155,13 @@ cdef inline void _tk_sort_desc(double* v, Py_ssize_t n) noexcept nogil:
 # non-decreasing in t, so the largest root is the one that certifies the sum
 # constraint when it can be certified).
 
-cdef double _tk_sorted_root(double* w, Py_ssize_t n, double lo, double hi, double r,
-                            double alpha) noexcept nogil:
+cdef double sorted_root(double* w, Py_ssize_t n, double lo, double hi, double r,
+                        double alpha) noexcept nogil:
     # O(n log n) reference: sort, then walk the merged breakpoints w_i - lo (element
     # i leaves its lower bound) and w_i - hi (it reaches the upper bound) downwards.
     cdef Py_ssize_t nh = 0, nf = 0  # w[0:nh] at hi, w[nh:nf] free, w[nf:n] at lo
     cdef double sfree = 0.0, tcur = INFINITY, tb, c0, c1, t
-    _tk_sort_desc(w, n)
+    sort_desc(w, n)
     while True:
         if nf < n and (nh >= nf or w[nf] - lo >= w[nh] - hi):
             tb = w[nf] - lo
@@ -193,11 +195,11 @@ cdef double _tk_sorted_root(double* w, Py_ssize_t n, double lo, double hi, doubl
             nh += 1
 
 
-cdef inline Py_ssize_t _tk_max_fix_iters(Py_ssize_t n) noexcept nogil:
-    return 16 + _tk_depth_limit(n)
+cdef inline Py_ssize_t max_fix_iters(Py_ssize_t n) noexcept nogil:
+    return 16 + depth_limit(n)
 
 
-cdef inline double _tk_sum(const double* w, Py_ssize_t n) noexcept nogil:
+cdef inline double sum4(const double* w, Py_ssize_t n) noexcept nogil:
     # four partial sums: without -ffast-math a single accumulator is latency-bound
     cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
     cdef Py_ssize_t i = 0
@@ -213,19 +215,19 @@ cdef inline double _tk_sum(const double* w, Py_ssize_t n) noexcept nogil:
     return (s0 + s1) + (s2 + s3)
 
 
-cdef inline double _tk_viol(double x, double lo) noexcept nogil:
+cdef inline double viol(double x, double lo) noexcept nogil:
     # (lo - x)_+, written as "d > 0 ? d : 0" so that it compiles to maxsd, not a branch
     cdef double d = lo - x
     return d if d > 0.0 else 0.0
 
 
-cdef inline double _tk_fix_root(double* w, Py_ssize_t n, double lo, double hi, double r,
-                                double alpha, Py_ssize_t maxit) noexcept nogil:
-    return _tk_fix_root_sum(w, n, lo, hi, r, alpha, maxit, _tk_sum(w, n))
+cdef inline double fix_root(double* w, Py_ssize_t n, double lo, double hi, double r,
+                            double alpha, Py_ssize_t maxit) noexcept nogil:
+    return fix_root_sum(w, n, lo, hi, r, alpha, maxit, sum4(w, n))
 
 
-cdef double _tk_fix_root_sum(double* w, Py_ssize_t n, double lo, double hi, double r,
-                             double alpha, Py_ssize_t maxit, double sw) noexcept nogil:
+cdef double fix_root_sum(double* w, Py_ssize_t n, double lo, double hi, double r,
+                         double alpha, Py_ssize_t maxit, double sw) noexcept nogil:
     # sw = sum(w[0:n]) on entry
     # Kiwiel (2008) variable fixing on the free values w[0:nf] (overwritten).
     # Guess t from "all free variables strictly inside their bounds"; the total
@@ -241,8 +243,8 @@ cdef double _tk_fix_root_sum(double* w, Py_ssize_t n, double lo, double hi, doub
     cdef double k0, k1, c0, c1
     while nf > 0:
         if it >= maxit:
-            t = _tk_sorted_root(w, nf, lo, hi, r - fixed, alpha)
-            return _tk_clamp(t, tlo, thi)
+            t = sorted_root(w, nf, lo, hi, r - fixed, alpha)
+            return clamp(t, tlo, thi)
         it += 1
         t = (sw + fixed - r) / (nf + alpha)
         # total violations: dlo = sum (lo - x)_+, dhi = sum (x - hi)_+, x = w - t
@@ -255,18 +257,18 @@ cdef double _tk_fix_root_sum(double* w, Py_ssize_t n, double lo, double hi, doub
             x1 = w[i + 1]
             x2 = w[i + 2]
             x3 = w[i + 3]
-            d0 += _tk_viol(x0, nlo)
-            d1 += _tk_viol(x1, nlo)
-            d2 += _tk_viol(x2, nlo)
-            d3 += _tk_viol(x3, nlo)
-            h0 += _tk_viol(-x0, nhi)
-            h1 += _tk_viol(-x1, nhi)
-            h2 += _tk_viol(-x2, nhi)
-            h3 += _tk_viol(-x3, nhi)
+            d0 += viol(x0, nlo)
+            d1 += viol(x1, nlo)
+            d2 += viol(x2, nlo)
+            d3 += viol(x3, nlo)
+            h0 += viol(-x0, nhi)
+            h1 += viol(-x1, nhi)
+            h2 += viol(-x2, nhi)
+            h3 += viol(-x3, nhi)
             i += 4
         while i < nf:
-            d0 += _tk_viol(w[i], nlo)
-            h0 += _tk_viol(-w[i], nhi)
+            d0 += viol(w[i], nlo)
+            h0 += viol(-w[i], nhi)
             i += 1
         dlo = (d0 + d1) + (d2 + d3)
         dhi = (h0 + h1) + (h2 + h3)
@@ -349,11 +351,11 @@ cdef double _tk_fix_root_sum(double* w, Py_ssize_t n, double lo, double hi, doub
     # lo (thi infinite) happens only through rounding, with the root inside a cluster of
     # tied values far larger than the box (the caller then re-solves on a - t)
     if alpha > 0.0:
-        return _tk_clamp((fixed - r) / alpha, tlo, thi)
+        return clamp((fixed - r) / alpha, tlo, thi)
     return thi if thi < INFINITY else tlo
 
 
-cdef inline double _tk_clamp(double t, double lo, double hi) noexcept nogil:
+cdef inline double clamp(double t, double lo, double hi) noexcept nogil:
     if t < lo:
         t = lo
     if t > hi:
@@ -361,7 +363,7 @@ cdef inline double _tk_clamp(double t, double lo, double hi) noexcept nogil:
     return t
 
 
-cdef inline double _tk_excess(const double* a, Py_ssize_t n, double thr) noexcept nogil:
+cdef inline double excess(const double* a, Py_ssize_t n, double thr) noexcept nogil:
     # sum_i (a_i - thr)_+
     cdef double p0 = 0.0, p1 = 0.0, q0, q1
     cdef Py_ssize_t i = 0
@@ -377,19 +379,19 @@ cdef inline double _tk_excess(const double* a, Py_ssize_t n, double thr) noexcep
     return p0 + p1
 
 
-cdef inline double _tk_max2(double x, double y) noexcept nogil:
+cdef inline double max2(double x, double y) noexcept nogil:
     return x if x > y else y
 
 
 cdef enum:
-    _TK_FILTER_MIN_N = 128
-    _TK_NB = 128           # buckets of the kept-set root (_tk_bucket_root)
-    _TK_BUCKET_MIN_N = 48  # kept sets at least this long go through the buckets
+    FILTER_MIN_N = 128   # vectors at least this long try filter_root first
+    KEPT_BUCKETS = 128   # buckets of the kept-set root (bucket_root)
+    BUCKET_MIN_N = 48    # kept sets at least this long go through the buckets
 
 
-cdef int _tk_bucket_root(const double* v, Py_ssize_t nv, Py_ssize_t n, double tl,
-                         double vmax, double lo, double hi, double r, Py_ssize_t maxit,
-                         double* cw, double* t_out, double* p_out) noexcept nogil:
+cdef int bucket_root(const double* v, Py_ssize_t nv, Py_ssize_t n, double tl,
+                     double vmax, double lo, double hi, double r, Py_ssize_t maxit,
+                     double* cw, double* t_out, double* p_out) noexcept nogil:
     # Largest root t* of F(t) = sum_i clip(a_i - t, lo, hi) - r (hi > lo) over n values
     # of which the n - nv dropped ones are <= tl + lo (at lo for every t >= tl) and
     # v[0:nv] are the kept ones (> tl + lo), vmax >= max(v). Returns 1 if F(tl) < 0
@@ -397,7 +399,7 @@ cdef int _tk_bucket_root(const double* v, Py_ssize_t nv, Py_ssize_t n, double tl
     # (the caller solves otherwise), 0 with t* in t_out and, if p_out is not NULL,
     # p = sum_i (a_i - t* - hi)_+ in p_out. cw: scratch of n doubles (nv <= n).
     #
-    # One counting pass puts y = v - (tl + lo) > 0 into _TK_NB buckets of width
+    # One counting pass puts y = v - (tl + lo) > 0 into KEPT_BUCKETS buckets of width
     # h = (hi - lo)/q (the last one also takes every larger value), with counts, sums
     # and a linked list per bucket. At the grid points t_i = tl + i*h both
     # breakpoints t_i + lo and t_i + hi fall on bucket edges: buckets below i are at
@@ -408,9 +410,10 @@ cdef int _tk_bucket_root(const double* v, Py_ssize_t nv, Py_ssize_t n, double tl
     # state: their values are gathered from the lists and variable fixing solves on
     # them, the buckets in between entering as a linear term. q is the largest for
     # which the grid still covers every t < vmax - lo (the root is then always in
-    # reach); when even q = 1 does not, the grid covers [tl, tl + (_TK_NB - 2)(hi - lo)]
-    # and 2 may be returned. Sums are of y, not v: a large common shift costs nothing.
-    # nb = max(_TK_NB, nv/2) buckets (the root sits about (nv - r/(hi-lo))/density
+    # reach); when even q = 1 does not, the grid covers
+    # [tl, tl + (KEPT_BUCKETS - 2)(hi - lo)] and 2 may be returned. Sums are of y, not
+    # v: a large common shift costs nothing.
+    # nb = max(KEPT_BUCKETS, nv/2) buckets (the root sits about (nv - r/(hi-lo))/density
     # buckets above tl), within the scratch: nb sums, then nb counts, nb list heads
     # and nv list links as ints.
     cdef Py_ssize_t nb = nv // 2
@@ -422,9 +425,9 @@ cdef int _tk_bucket_root(const double* v, Py_ssize_t nv, Py_ssize_t n, double tl
     cdef int e, l
     cdef double d = hi - lo, o = tl + lo, y, h, invh, span, rr, f, ws, ws2, s, shi
     cdef double zlin, sz = 0.0, top
-    cdef double cand[_TK_NB]
-    if nb < _TK_NB:
-        nb = _TK_NB
+    cdef double cand[KEPT_BUCKETS]
+    if nb < KEPT_BUCKETS:
+        nb = KEPT_BUCKETS
     if nb > (n - nv // 2) // 2 - 2:
         nb = (n - nv // 2) // 2 - 2
     if nb < 16 or nv > 0x7fffffff:
@@ -484,7 +487,7 @@ cdef int _tk_bucket_root(const double* v, Py_ssize_t nv, Py_ssize_t n, double tl
     # t* in [t_i, t_i+1): buckets below i at lo, i+1 .. i+q-1 linear, above i+q at hi;
     # gather buckets i and i + q as z = v - tl (too many, as with heavy ties: decline)
     jc = i + q
-    if bc[i] + bc[jc] > _TK_NB:
+    if bc[i] + bc[jc] > KEPT_BUCKETS:
         return 2
     wl = wc - bc[i]
     nhi = ch - bc[jc]
@@ -498,9 +501,9 @@ cdef int _tk_bucket_root(const double* v, Py_ssize_t nv, Py_ssize_t n, double tl
             sz += y
             nc += 1
             j = nxt[j]
-    s = _tk_fix_root_sum(cand, nc, lo, hi, r - nhi * hi - (n - nc - wl - nhi) * lo - zlin,
-                         <double> wl, maxit, sz)
-    s = _tk_clamp(s, i * h, (i + 1) * h)
+    s = fix_root_sum(cand, nc, lo, hi, r - nhi * hi - (n - nc - wl - nhi) * lo - zlin,
+                     <double> wl, maxit, sz)
+    s = clamp(s, i * h, (i + 1) * h)
     t_out[0] = tl + s
     if p_out != NULL:
         # sum (a_i - t - hi)_+: y - s - d over the buckets above i + q, and the
@@ -518,13 +521,13 @@ cdef int _tk_bucket_root(const double* v, Py_ssize_t nv, Py_ssize_t n, double tl
     return 0
 
 
-cdef inline double _tk_min2(double x, double y) noexcept nogil:
+cdef inline double min2(double x, double y) noexcept nogil:
     return x if x < y else y
 
 
-cdef double _tk_filter_root(const double* a, Py_ssize_t n, double lo, double hi, double r,
-                            double* w, Py_ssize_t* idx, Py_ssize_t* nv_out,
-                            double* p_out) noexcept nogil:
+cdef double filter_root(const double* a, Py_ssize_t n, double lo, double hi, double r,
+                        double* w, Py_ssize_t* idx, Py_ssize_t* nv_out,
+                        double* p_out) noexcept nogil:
     # Largest root t* of sum_i clip(a_i - t, lo, hi) = r (alpha = 0, hi > lo), for
     # inputs where few values are off their lower bound; NAN when the guess below
     # fails (the caller falls back). w: scratch of 2n doubles. A strided sample's root
@@ -532,15 +535,15 @@ cdef double _tk_filter_root(const double* a, Py_ssize_t n, double lo, double hi,
     # above tl + lo in w[0:nv] (and their indices in idx[0:nv] if idx is not NULL): the
     # others sit at lo for every t >= tl. F(tl) >= 0, checked exactly on the kept
     # values, proves t* >= tl, and the root is then solved on the kept values alone:
-    # by _tk_bucket_root when there are many, else by variable fixing on a copy.
+    # by bucket_root when there are many, else by variable fixing on a copy.
     cdef Py_ssize_t i, j, nv = 0, ns, step
-    cdef Py_ssize_t maxit = _tk_max_fix_iters(n)
+    cdef Py_ssize_t maxit = max_fix_iters(n)
     cdef double f, c, rs, tl, thr, v, v1, flo, t, vmax
     # ~sqrt(n) samples when at most ~sqrt(n)/2 values need to be off lo, twice as
     # many otherwise (tuned by measurement at n = 1e3: the sample solve against the
     # size of the kept set)
     c = (r - n * lo) / (hi - lo)
-    step = _tk_isqrt(n)
+    step = isqrt(n)
     if 2 * c > step:
         step //= 2
     ns = (n + step - 1) // step
@@ -549,12 +552,12 @@ cdef double _tk_filter_root(const double* a, Py_ssize_t n, double lo, double hi,
     # sum: about c sample values are off lo, each contributing at most hi - lo
     # (tuned: the guess failed in ~0.3% of random normal, Cauchy, exponential inputs)
     c = f * c + 1.0
-    rs = f * r + (hi - lo) * (2.0 * _tk_sqrt_pos(c) + 1.0)
+    rs = f * r + (hi - lo) * (2.0 * sqrt_pos(c) + 1.0)
     if not rs < ns * hi:
         return NAN
     for i in range(ns):
         w[i] = a[i * step]
-    tl = _tk_fix_root(w, ns, lo, hi, rs, 0.0, maxit)
+    tl = fix_root(w, ns, lo, hi, rs, 0.0, maxit)
     thr = tl + lo
     # if the sample says more than half of the values would be kept, the filter does
     # not pay (the caller's sampled bracket aggregates the free values instead)
@@ -571,17 +574,17 @@ cdef double _tk_filter_root(const double* a, Py_ssize_t n, double lo, double hi,
     while i < n:
         j = i + 8 if i + 8 <= n else n
         if j - i == 8:
-            v = _tk_max2(_tk_max2(a[i], a[i + 1]), _tk_max2(a[i + 2], a[i + 3]))
-            v1 = _tk_max2(_tk_max2(a[i + 4], a[i + 5]), _tk_max2(a[i + 6], a[i + 7]))
-            v = _tk_max2(v, v1)
+            v = max2(max2(a[i], a[i + 1]), max2(a[i + 2], a[i + 3]))
+            v1 = max2(max2(a[i + 4], a[i + 5]), max2(a[i + 6], a[i + 7]))
+            v = max2(v, v1)
             if not v > thr:
                 i = j
                 continue
         else:
             v = a[i]
             for ns in range(i + 1, j):
-                v = _tk_max2(v, a[ns])
-        vmax = _tk_max2(vmax, v)
+                v = max2(v, a[ns])
+        vmax = max2(vmax, v)
         if idx != NULL:
             while i < j:
                 v = a[i]
@@ -595,8 +598,8 @@ cdef double _tk_filter_root(const double* a, Py_ssize_t n, double lo, double hi,
                 w[nv] = v
                 nv += <Py_ssize_t> (v > thr)
                 i += 1
-    if nv >= _TK_BUCKET_MIN_N:
-        j = _tk_bucket_root(w, nv, n, tl, vmax, lo, hi, r, maxit, w + n, &t, p_out)
+    if nv >= BUCKET_MIN_N:
+        j = bucket_root(w, nv, n, tl, vmax, lo, hi, r, maxit, w + n, &t, p_out)
         if j == 0:
             nv_out[0] = nv
             return t
@@ -607,22 +610,22 @@ cdef double _tk_filter_root(const double* a, Py_ssize_t n, double lo, double hi,
     c = 0.0
     for i in range(nv):
         v = w[i]
-        flo += _tk_clamp(v - tl, lo, hi)
+        flo += clamp(v - tl, lo, hi)
         c += v
         w[n + i] = v
     if not flo >= 0.0:
         return NAN
-    t = _tk_fix_root_sum(w + n, nv, lo, hi, r - (n - nv) * lo, 0.0, maxit, c)
+    t = fix_root_sum(w + n, nv, lo, hi, r - (n - nv) * lo, 0.0, maxit, c)
     if t < tl:
         t = tl
     if p_out != NULL:
-        p_out[0] = _tk_excess(w, nv, t + hi)
+        p_out[0] = excess(w, nv, t + hi)
     nv_out[0] = nv
     return t
 
 
-cdef double _tk_clip_root(const double* a, Py_ssize_t n, double lo, double hi, double r,
-                          double alpha, double* w, double* p_out) noexcept nogil:
+cdef double clip_root(const double* a, Py_ssize_t n, double lo, double hi, double r,
+                      double alpha, double* w, double* p_out) noexcept nogil:
     # Largest root of sum_i clip(a_i - t, lo, hi) = r + alpha*t; w: scratch of 2n.
     # If p_out is not NULL it receives p = sum_i (a_i - t - hi)_+ (Lemma 5's p).
     # For long vectors, bracket the root first from a strided sample of ~4 sqrt(n)
@@ -637,39 +640,39 @@ cdef double _tk_clip_root(const double* a, Py_ssize_t n, double lo, double hi, d
     cdef int attempt
     cdef double frac, rs, als, ts, mean, var, v, delta, tl, th, sfree = 0.0, cmax, cmin
     cdef double cl_lo, ch_lo, cl_hi, ch_hi, flo, fhi, t, shi = 0.0
-    cdef Py_ssize_t maxit = _tk_max_fix_iters(n)
-    if alpha == 0.0 and hi > lo and n >= _TK_FILTER_MIN_N:
-        t = _tk_filter_root(a, n, lo, hi, r, w, NULL, &nc, p_out)
+    cdef Py_ssize_t maxit = max_fix_iters(n)
+    if alpha == 0.0 and hi > lo and n >= FILTER_MIN_N:
+        t = filter_root(a, n, lo, hi, r, w, NULL, &nc, p_out)
         if t == t:
             return t
     if n < 512:
         for i in range(n):
             w[i] = a[i]
-        t = _tk_fix_root(w, n, lo, hi, r, alpha, maxit)
+        t = fix_root(w, n, lo, hi, r, alpha, maxit)
         if p_out != NULL:
-            p_out[0] = _tk_excess(a, n, t + hi)
+            p_out[0] = excess(a, n, t + hi)
         return t
-    step = <Py_ssize_t> _tk_isqrt(n) // 4
+    step = <Py_ssize_t> isqrt(n) // 4
     ns = n // step
     frac = (<double> ns) / n
     rs = r * frac
     als = alpha * frac
     for i in range(ns):
         w[i] = a[i * step]
-    ts = _tk_fix_root(w, ns, lo, hi, rs, als, maxit)
+    ts = fix_root(w, ns, lo, hi, rs, als, maxit)
     mean = 0.0
     var = 0.0
     cmax = lo
     cmin = hi
     for i in range(ns):
-        v = _tk_clamp(a[i * step] - ts, lo, hi)
+        v = clamp(a[i * step] - ts, lo, hi)
         mean += v
         var += v * v
         cmax = v if v > cmax else cmax
         cmin = v if v < cmin else cmin
     mean /= ns
     var = var / ns - mean * mean
-    delta = 3.0 * _tk_sqrt_pos(var * ns) + 2.0 * (cmax - cmin)
+    delta = 3.0 * sqrt_pos(var * ns) + 2.0 * (cmax - cmin)
     for attempt in range(2):
         if attempt == 1:
             # the sample missed the tail (or was unlucky): widen once, by a lot
@@ -680,13 +683,13 @@ cdef double _tk_clip_root(const double* a, Py_ssize_t n, double lo, double hi, d
         else:
             for i in range(ns):
                 w[i] = a[i * step]
-            tl = _tk_fix_root(w, ns, lo, hi, rs + delta, als, maxit)
+            tl = fix_root(w, ns, lo, hi, rs + delta, als, maxit)
         if alpha == 0.0 and rs - delta <= ns * lo:
             th = INFINITY
         else:
             for i in range(ns):
                 w[i] = a[i * step]
-            th = _tk_fix_root(w, ns, lo, hi, rs - delta, als, maxit)
+            th = fix_root(w, ns, lo, hi, rs - delta, als, maxit)
         if not tl < th:
             tl = -INFINITY
             th = INFINITY
@@ -719,41 +722,41 @@ cdef double _tk_clip_root(const double* a, Py_ssize_t n, double lo, double hi, d
         if tl > -INFINITY:
             flo += sfree - nfree * tl - alpha * tl
             for i in range(nc):
-                flo += _tk_clamp(w[i] - tl, lo, hi)
+                flo += clamp(w[i] - tl, lo, hi)
         if th < INFINITY:
             fhi += sfree - nfree * th - alpha * th
             for i in range(nc):
-                fhi += _tk_clamp(w[i] - th, lo, hi)
+                fhi += clamp(w[i] - th, lo, hi)
         if (tl == -INFINITY or flo >= 0.0) and (th == INFINITY or fhi <= 0.0):
             # same equation on the candidates; many left: bracket again (recursion on
             # at most half the values), else variable fixing on a copy (w[0:nc] kept)
             if nc >= 512 and 2 * nc <= n:
-                t = _tk_clip_root(w, nc, lo, hi, r - nlo * lo - nhi * hi - sfree,
-                                  alpha + nfree, w + n, NULL)
+                t = clip_root(w, nc, lo, hi, r - nlo * lo - nhi * hi - sfree,
+                              alpha + nfree, w + n, NULL)
             else:
                 for i in range(nc):
                     w[n + i] = w[i]
-                t = _tk_fix_root(w + n, nc, lo, hi, r - nlo * lo - nhi * hi - sfree,
-                                 alpha + nfree, maxit)
-            t = _tk_clamp(t, tl, th)
+                t = fix_root(w + n, nc, lo, hi, r - nlo * lo - nhi * hi - sfree,
+                             alpha + nfree, maxit)
+            t = clamp(t, tl, th)
             if p_out != NULL:
                 # values surely at hi exceed t + hi; surely free / at lo do not
-                p_out[0] = shi - nhi * (t + hi) + _tk_excess(w, nc, t + hi)
+                p_out[0] = shi - nhi * (t + hi) + excess(w, nc, t + hi)
             return t
     for i in range(n):
         w[i] = a[i]
-    t = _tk_fix_root(w, n, lo, hi, r, alpha, maxit)
+    t = fix_root(w, n, lo, hi, r, alpha, maxit)
     if p_out != NULL:
-        p_out[0] = _tk_excess(a, n, t + hi)
+        p_out[0] = excess(a, n, t + hi)
     return t
 
 
-cdef inline double _tk_sqrt_pos(double v) noexcept nogil:
+cdef inline double sqrt_pos(double v) noexcept nogil:
     return sqrt(v) if v > 0.0 else 0.0
 
 
-cdef inline Py_ssize_t _tk_isqrt(Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t x = <Py_ssize_t> _tk_sqrt_pos(<double> n)
+cdef inline Py_ssize_t isqrt(Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t x = <Py_ssize_t> sqrt_pos(<double> n)
     while x * x > n:
         x -= 1
     while (x + 1) * (x + 1) <= n:
@@ -761,8 +764,8 @@ cdef inline Py_ssize_t _tk_isqrt(Py_ssize_t n) noexcept nogil:
     return x
 
 
-cdef inline void _tk_write_clip(const double* a, double* x, Py_ssize_t m, double t,
-                                double lo, double hi) noexcept nogil:
+cdef inline void write_clip(const double* a, double* x, Py_ssize_t m, double t,
+                            double lo, double hi) noexcept nogil:
     # x = clip(a - t, lo, hi); x may be a
     cdef Py_ssize_t i
     cdef double v
@@ -804,30 +807,16 @@ cdef inline void _tk_write_clip(const double* a, double* x, Py_ssize_t m, double
 # sorted (introsort) when first reached. Skewed data only makes buckets larger, so
 # the worst case stays O(n log n).
 
-cdef struct _tk_stream:
-    const double* src    # the n values, unordered
-    double* v            # materialised values, bucket by bucket (0 = largest)
-    Py_ssize_t* off      # off[j] = start of bucket j, off[nb] = n
-    double* bsum         # per-bucket sum and minimum (NULL when nb == 1)
-    double* bmin
-    double vmax
-    double scale
-    Py_ssize_t nb
-    Py_ssize_t n
-    Py_ssize_t ns        # v[0:ns] is done: sorted, or absorbed by the walk
-    Py_ssize_t nextb     # first bucket not done
-    Py_ssize_t matb      # buckets [0, matb) are materialised
-    Py_ssize_t width     # buckets per materialisation pass (doubles)
-    int passes
+# (struct Stream: declared in svmrank/_projection_fast.pxd)
 
 
-cdef inline Py_ssize_t _tk_bucket(const _tk_stream* st, double x) noexcept nogil:
+cdef inline Py_ssize_t bucket_of(const Stream* st, double x) noexcept nogil:
     cdef Py_ssize_t j = <Py_ssize_t> ((st.vmax - x) * st.scale)
     return j if j < st.nb else st.nb - 1
 
 
-cdef void _tk_stream_build(_tk_stream* st, const double* src, Py_ssize_t n, double vmax,
-                           double vmin, double* v, Py_ssize_t* cnt) noexcept nogil:
+cdef void stream_build(Stream* st, const double* src, Py_ssize_t n, double vmax,
+                       double vmin, double* v, Py_ssize_t* cnt) noexcept nogil:
     # v: n doubles; cnt: room for 3 * (n // 4) + 2 doubles (it also holds the per-bucket
     # sums and minima); cnt may overlap src only if n < 64. vmin <= all values <= vmax.
     cdef Py_ssize_t i, j, nb = n // 4
@@ -865,7 +854,7 @@ cdef void _tk_stream_build(_tk_stream* st, const double* src, Py_ssize_t n, doub
         st.bmin[j] = INFINITY
     for i in range(n):
         x = src[i]
-        j = _tk_bucket(st, x)
+        j = bucket_of(st, x)
         cnt[j + 1] += 1
         st.bsum[j] += x
         st.bmin[j] = x if x < st.bmin[j] else st.bmin[j]
@@ -873,7 +862,7 @@ cdef void _tk_stream_build(_tk_stream* st, const double* src, Py_ssize_t n, doub
         cnt[j + 1] += cnt[j]
 
 
-cdef void _tk_stream_materialise(_tk_stream* st, Py_ssize_t jneed) noexcept nogil:
+cdef void stream_materialise(Stream* st, Py_ssize_t jneed) noexcept nogil:
     # copy buckets [matb, j1) out of the source, j1 > jneed
     cdef Py_ssize_t i, j, j0 = st.matb, j1, save
     cdef Py_ssize_t* cnt = st.off
@@ -891,7 +880,7 @@ cdef void _tk_stream_materialise(_tk_stream* st, Py_ssize_t jneed) noexcept nogi
     save = cnt[j0]
     for i in range(st.n):
         x = st.src[i]
-        j = _tk_bucket(st, x)
+        j = bucket_of(st, x)
         if j >= j0 and j < j1:
             st.v[cnt[j]] = x
             cnt[j] += 1
@@ -904,7 +893,7 @@ cdef void _tk_stream_materialise(_tk_stream* st, Py_ssize_t jneed) noexcept nogi
     st.matb = j1
 
 
-cdef inline void _tk_stream_need(_tk_stream* st, Py_ssize_t need) noexcept nogil:
+cdef inline void stream_need(Stream* st, Py_ssize_t need) noexcept nogil:
     # make v[0:need] sorted (need <= n)
     cdef Py_ssize_t j, jneed
     while st.ns < need:
@@ -914,14 +903,14 @@ cdef inline void _tk_stream_need(_tk_stream* st, Py_ssize_t need) noexcept nogil
             jneed = j
             while st.off[jneed + 1] < need and jneed + 1 < st.nb:
                 jneed += 1
-            _tk_stream_materialise(st, jneed)
-        _tk_sort_desc(st.v + st.off[j], st.off[j + 1] - st.off[j])
+            stream_materialise(st, jneed)
+        sort_desc(st.v + st.off[j], st.off[j + 1] - st.off[j])
         st.ns = st.off[j + 1]
         st.nextb = j + 1
 
 
-cdef void _tk_cone_walk(_tk_stream* st, Py_ssize_t k, double rho, double umax,
-                        double floor, double* t_out, double* u_out) noexcept nogil:
+cdef void cone_walk(Stream* st, Py_ssize_t k, double rho, double umax,
+                    double floor, double* t_out, double* u_out) noexcept nogil:
     # Thresholds (t, u) of the biased projection onto the top-k cone intersected
     # with u <= umax (umax = r/k for Delta_k(r), INFINITY for the cone). The stream
     # holds every value above `floor`, a value known to be <= t* (all values <= floor
@@ -932,7 +921,7 @@ cdef void _tk_cone_walk(_tk_stream* st, Py_ssize_t k, double rho, double umax,
     cdef double numL, denL, numU, denU, num, den, P, Q
     cdef bint takeL
     cdef double* b = st.v
-    _tk_stream_need(st, k + 1 if k < n else n)
+    stream_need(st, k + 1 if k < n else n)
     for i in range(k):
         SU += b[i]
     if SU <= 0.0:
@@ -994,7 +983,7 @@ cdef void _tk_cone_walk(_tk_stream* st, Py_ssize_t k, double rho, double umax,
                 st.nextb = j + 1
                 continue
         if nm < n:
-            _tk_stream_need(st, nm + 1)
+            stream_need(st, nm + 1)
             bnext = b[nm]
         else:
             bnext = floor
@@ -1035,32 +1024,32 @@ cdef void _tk_cone_walk(_tk_stream* st, Py_ssize_t k, double rho, double umax,
 # work layout (3m doubles): [0, m) stream values / root scratch, [m, 2m) bucket
 # counts (as Py_ssize_t), [2m, 3m) gathered candidates.
 
-cdef inline bint _tk_cancels(double t, double lo, double hi) noexcept nogil:
+cdef inline bint cancels(double t, double lo, double hi) noexcept nogil:
     # The root t of a budget-bound knapsack carries a rounding error of about
     # m eps |t| (it comes from sums of the a_i); once |t| dwarfs the box width that
     # error is the size of x itself (a = [1e16, 5e15], r = 1 gave x = 0).
     return fabs(t) > 1e6 * (hi - lo)
 
 
-cdef void _tk_write_refined(const double* a, double* x, Py_ssize_t m, double t, double lo,
-                            double hi, double r, double* work) noexcept nogil:
+cdef void write_refined(const double* a, double* x, Py_ssize_t m, double t, double lo,
+                        double hi, double r, double* work) noexcept nogil:
     # x = clip(a - t, lo, hi) with <1,x> = r, t re-solved on a - t (x may be a): the
     # budget-bound knapsack is shift-invariant, and near the new root the shifted
     # values are exact (Sterbenz), so the second root has no cancellation.
     cdef Py_ssize_t i
     for i in range(m):
         x[i] = a[i] - t
-    _tk_write_clip(x, x, m, _tk_clip_root(x, m, lo, hi, r, 0.0, work, NULL), lo, hi)
+    write_clip(x, x, m, clip_root(x, m, lo, hi, r, 0.0, work, NULL), lo, hi)
 
 
 cdef int knapsack_project(double* x, Py_ssize_t m, double lo, double hi, double r,
                           double* work) noexcept nogil:
     """x <- argmin ||a - x||^2 s.t. <1,x> = r, lo <= x_i <= hi (a = x on entry)."""
-    cdef double t = _tk_clip_root(x, m, lo, hi, r, 0.0, work, NULL)
-    if _tk_cancels(t, lo, hi):
-        _tk_write_refined(x, x, m, t, lo, hi, r, work)
+    cdef double t = clip_root(x, m, lo, hi, r, 0.0, work, NULL)
+    if cancels(t, lo, hi):
+        write_refined(x, x, m, t, lo, hi, r, work)
     else:
-        _tk_write_clip(x, x, m, t, lo, hi)
+        write_clip(x, x, m, t, lo, hi)
     return 0
 
 
@@ -1072,34 +1061,34 @@ cdef int topk_box_project(double* x, Py_ssize_t m, Py_ssize_t k, double r, doubl
     # up-set of t, so t = max(t_knap, t_bias): if the knapsack root already satisfies
     # t >= rho*r it is the answer, else t solves t = rho * sum clip(a - t, 0, u) (eq. 10).
     cdef double u = r / k
-    cdef double t = _tk_clip_root(x, m, 0.0, u, r, 0.0, work, NULL)
+    cdef double t = clip_root(x, m, 0.0, u, r, 0.0, work, NULL)
     if t < rho * r:
         if rho == 0.0:
             t = 0.0
         else:
-            t = _tk_clip_root(x, m, 0.0, u, 0.0, 1.0 / rho, work, NULL)
-    elif _tk_cancels(t, 0.0, u):  # the budget binds
-        _tk_write_refined(x, x, m, t, 0.0, u, r, work)
+            t = clip_root(x, m, 0.0, u, 0.0, 1.0 / rho, work, NULL)
+    elif cancels(t, 0.0, u):  # the budget binds
+        write_refined(x, x, m, t, 0.0, u, r, work)
         return 0
-    _tk_write_clip(x, x, m, t, 0.0, u)
+    write_clip(x, x, m, t, 0.0, u)
     return 0
 
 
-cdef int _tk_simplex_into(const double* a, double* x, Py_ssize_t m, Py_ssize_t k,
-                          double r, double rho, double* work) noexcept nogil:
+cdef int topk_simplex_into(const double* a, double* x, Py_ssize_t m, Py_ssize_t k,
+                           double r, double rho, double* work) noexcept nogil:
     # x <- the projection of a onto Delta_k(r) (x may be a); see topk_simplex_project
     cdef Py_ssize_t i, nc = 0, nv = -1
     cdef double u = r / k, t = NAN, p, v, vmax = -INFINITY, vmin
     cdef double* cand = work + 2 * m
-    cdef _tk_stream st
-    if m >= _TK_FILTER_MIN_N:
-        t = _tk_filter_root(a, m, 0.0, u, r, work, <Py_ssize_t*> cand, &nv, &p)
+    cdef Stream st
+    if m >= FILTER_MIN_N:
+        t = filter_root(a, m, 0.0, u, r, work, <Py_ssize_t*> cand, &nv, &p)
     if not t == t:
         nv = -1
-        t = _tk_clip_root(a, m, 0.0, u, r, 0.0, work, &p)
+        t = clip_root(a, m, 0.0, u, r, 0.0, work, &p)
     if t + p / k - rho * r >= 0.0:
-        if _tk_cancels(t, 0.0, u):
-            _tk_write_refined(a, x, m, t, 0.0, u, r, work)
+        if cancels(t, 0.0, u):
+            write_refined(a, x, m, t, 0.0, u, r, work)
             return 0
         if nv >= 0:
             # the filter kept every value above t (values in work, indices in cand):
@@ -1119,16 +1108,16 @@ cdef int _tk_simplex_into(const double* a, double* x, Py_ssize_t m, Py_ssize_t k
                 nc += 1
                 vmax = v if v > vmax else vmax
         if nc >= k:
-            _tk_stream_build(&st, cand, nc, vmax, t, work, <Py_ssize_t*> (work + m))
-            _tk_cone_walk(&st, k, rho, u, t, &t, &u)
+            stream_build(&st, cand, nc, vmax, t, work, <Py_ssize_t*> (work + m))
+            cone_walk(&st, k, rho, u, t, &t, &u)
         else:  # cannot happen in exact arithmetic (>= k values exceed t_r); be safe
             vmin = vmax = a[0]
             for i in range(m):
                 vmax = a[i] if a[i] > vmax else vmax
                 vmin = a[i] if a[i] < vmin else vmin
-            _tk_stream_build(&st, a, m, vmax, vmin, work, <Py_ssize_t*> (work + m))
-            _tk_cone_walk(&st, k, rho, u, -INFINITY, &t, &u)
-    _tk_write_clip(a, x, m, t, 0.0, u)
+            stream_build(&st, a, m, vmax, vmin, work, <Py_ssize_t*> (work + m))
+            cone_walk(&st, k, rho, u, -INFINITY, &t, &u)
+    write_clip(a, x, m, t, 0.0, u)
     return 0
 
 
@@ -1138,10 +1127,10 @@ cdef int topk_simplex_project(double* x, Py_ssize_t m, Py_ssize_t k, double r,
     # Lemma 5: solve the knapsack <1,x> = r, 0 <= x <= r/k first (no sort); its
     # thresholds are optimal iff lambda = t + p/k - rho*r >= 0 with
     # p = sum_i max(0, a_i - t - u). Otherwise <1,x*> < r, and since t(s) decreases
-    # along the path (see _tk_cone_walk) t* >= t_r: only the values above t_r enter
+    # along the path (see cone_walk) t* >= t_r: only the values above t_r enter
     # the walk, which also stops at u = r/k, so it is exact even if the test is
     # inconclusive through rounding.
-    return _tk_simplex_into(x, x, m, k, r, rho, work)
+    return topk_simplex_into(x, x, m, k, r, rho, work)
 
 
 cdef int topk_cone_project(double* x, Py_ssize_t m, Py_ssize_t k, double rho,
@@ -1149,11 +1138,11 @@ cdef int topk_cone_project(double* x, Py_ssize_t m, Py_ssize_t k, double rho,
     """x <- argmin ||a-x||^2 + rho <1,x>^2 over {0 <= x_i <= <1,x>/k} (Lemmas 3-4)."""
     # The cone optimum is the Delta_k(r) optimum for any r > s* = <1,x*>. On the
     # optimal piece u* = B/A with B <= k*max(a) and A >= rho k^2, A >= k^2/m
-    # (see _tk_cone_walk), so s* <= max(a) * min(1/rho, m). With that budget the
+    # (see cone_walk), so s* <= max(a) * min(1/rho, m). With that budget the
     # knapsack threshold t_r is a floor for t*, and the walk sorts only values above it.
     cdef Py_ssize_t i
     cdef double t, u, vmax = x[0], vmin = x[0], r
-    cdef _tk_stream st
+    cdef Stream st
     for i in range(m):
         vmax = x[i] if x[i] > vmax else vmax
         vmin = x[i] if x[i] < vmin else vmin
@@ -1167,7 +1156,7 @@ cdef int topk_cone_project(double* x, Py_ssize_t m, Py_ssize_t k, double rho,
     r = 2.0 * r
     if r < INFINITY and r / k < INFINITY:
         return topk_simplex_project(x, m, k, r, rho, work)
-    _tk_stream_build(&st, x, m, vmax, vmin, work, <Py_ssize_t*> (work + m))
-    _tk_cone_walk(&st, k, rho, INFINITY, -INFINITY, &t, &u)
-    _tk_write_clip(x, x, m, t, 0.0, u)
+    stream_build(&st, x, m, vmax, vmin, work, <Py_ssize_t*> (work + m))
+    cone_walk(&st, k, rho, INFINITY, -INFINITY, &t, &u)
+    write_clip(x, x, m, t, 0.0, u)
     return 0
