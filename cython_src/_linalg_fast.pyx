@@ -5,7 +5,7 @@
 # matrix without its values. X^T d reads only the rows whose d_i is non-zero and sums
 # them in CHUNKS fixed blocks of rows, each into its own copy of the output, added in
 # block order at the end: the same result on any number of threads (for a dense d the
-# problems multiply X^T, stored by rows, instead: svmrank/problems/_products.py).
+# problems multiply X^T, stored by rows, instead: svmrank/problems/linear.py).
 # Reference: scipy's X @ w, X.T @ d and X[rows] (tests/test_linalg_kernel.py).
 import os
 
@@ -60,7 +60,7 @@ def csr_matvec(const int[::1] indptr, const int[::1] indices, const double[::1] 
     read from its indices alone). With ``rows`` (one per row of X, distinct, in
     [0, len(out))), row i of X is row rows[i] of the product: out[rows[i]] = X_i w, the
     layout of a matrix stored with its rows sorted by length (see
-    svmrank.problems._products). n_threads = 0: all cores for a large X, one for a
+    svmrank.problems.linear). n_threads = 0: all cores for a large X, one for a
     small one."""
     cdef Py_ssize_t i, k, end, n = indptr.shape[0] - 1
     cdef double s0, s1

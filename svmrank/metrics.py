@@ -174,13 +174,13 @@ def ranked_queries(relevant, offsets):
     ----------
     relevant : ndarray of bool, grouped by query
     offsets : ndarray of int
-        Query q holds ``relevant[offsets[q]:offsets[q + 1]]`` (non-empty).
+        Query q holds ``relevant[offsets[q]:offsets[q + 1]]`` (an empty one is not ranked).
     """
     offsets = np.asarray(offsets)
-    sizes = np.diff(offsets)
-    n_rel = (np.add.reduceat(np.asarray(relevant, dtype=np.int64), offsets[:-1])
-             if len(relevant) else sizes)
-    return (n_rel > 0) & (n_rel < sizes)
+    # counts from cumulative sums (np.add.reduceat mishandles empty queries)
+    cum = np.concatenate([[0], np.cumsum(relevant, dtype=np.int64)])
+    n_rel = cum[offsets[1:]] - cum[offsets[:-1]]
+    return (n_rel > 0) & (n_rel < np.diff(offsets))
 
 
 def is_ranked(relevant):

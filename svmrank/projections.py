@@ -2,7 +2,7 @@
 
 Lapin, Hein & Schiele (2015), "Top-k Multiclass SVM", §4-5. Every projection has the
 threshold form ``x = clip(a - t, 0, u)``; the kernels (``svmrank._topk_fast``, from
-``cython_src/_topk_projection.pxi``) find the thresholds in O(m log m) worst case for
+``cython_src/_projection_fast.pyx``) find the thresholds in O(m log m) worst case for
 every k, and in expected linear time without sorting whenever the budget constraint
 ``<1,x> <= r`` is active (the knapsack case of Lemma 5).
 

@@ -450,7 +450,7 @@ def test_ranked_queries_are_those_with_a_relevant_and_a_non_relevant_sample():
     from svmrank.metrics import is_ranked, ranked_queries
     rng = np.random.default_rng(9)
     for _ in range(50):
-        sizes = rng.integers(1, 5, size=rng.integers(1, 6))
+        sizes = rng.integers(0, 5, size=rng.integers(1, 6))  # (empty queries too)
         offsets = np.concatenate([[0], np.cumsum(sizes)])
         relevant = rng.random(offsets[-1]) < 0.5
         expected = [relevant[a:b].any() and not relevant[a:b].all()
