@@ -13,14 +13,7 @@ from svmrank.metrics import top_k_accuracies, top_k_accuracy
 
 import svmrank._sdca_fast  # noqa: E402,F401  (a missing kernel fails, never skips)
 from svmrank.estimators.topk import TopKSVM  # noqa: E402
-
-
-def blobs(n, d, m, seed, spread=1.0):
-    rng = np.random.default_rng(seed)
-    centers = rng.normal(scale=2.0, size=(m, d))
-    y = np.arange(n) % m
-    rng.shuffle(y)
-    return centers[y] + spread * rng.normal(size=(n, d)), y
+from test_sdca import blobs  # noqa: E402
 
 
 def objective(coef, X, y, C, k=1, loss="alpha"):
