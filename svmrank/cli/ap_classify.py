@@ -75,6 +75,11 @@ def classify(argv):
     by_comment = {"return_comments": True} if args.groups not in (None, "qid") else {}
     X, y, qid, *rest = load(args.example_file, **by_comment)
     X = to_model_width(X, model.n_features, args.example_file)
+    # (before the clock: the estimators' first import, scikit-learn's, is not run time)
+    try:  # --latent reads any model's linear part as a scorer of candidates
+        estimator = from_model(model, latent=True if args.latent else None)
+    except ValueError as exc:  # its message starts "model: "
+        raise ValueError(f"{args.model_file}: {str(exc).removeprefix('model: ')}") from None
     start = time.process_time()
     # (the file's own score, what SVM-light's svm_classify computes, finite on every line)
     refuse_overflowing_rows(model.decision_function(X), args.example_file, "the score w·x - b")
@@ -87,10 +92,6 @@ def classify(argv):
     if high_order and not args.latent:  # Dokania et al. 2014 eq. 11: s_i = m_i+ - m_i-
         links["edges"] = edges_for_examples(X.shape[0], args.edges, args.groups, qid,
                                             rest[0] if by_comment else None)
-    try:  # --latent reads any model's linear part as a scorer of candidates
-        estimator = from_model(model, latent=True if args.latent else None)
-    except ValueError as exc:  # its message starts "model: "
-        raise ValueError(f"{args.model_file}: {str(exc).removeprefix('model: ')}") from None
     if info.get("latent", False) != args.latent:
         warnings.warn(f"{args.model_file}: the model was trained with --latent; without "
                       "--latent every line is scored on its own, not as a candidate of its "
