@@ -448,16 +448,9 @@ def parse_svmlight(bytes buf, Py_ssize_t n_features=-1, bint ignore_extra=False)
     cdef Output out
     cdef Error err
     cdef int code
-    cdef int64_t rows0, nnz0
-    # Initial capacities from a prefix of the file (the buffers still grow if needed).
-    cdef int64_t sample = min(n, 1 << 18), colons = 0, newlines = 0, k
-    cdef double scale
-    for k in range(sample):
-        colons += cbuf[k] == c':'
-        newlines += cbuf[k] == c'\n'
-    scale = 1.05 * n / sample if sample > 0 else 0.0
-    nnz0 = <int64_t> (colons * scale) + 16
-    rows0 = <int64_t> ((newlines + 1) * scale) + 16
+    # Small initial capacities, doubled as rows and values are parsed: memory follows
+    # what the file holds, not its size (a file of blank lines needs none).
+    cdef int64_t rows0 = 1024, nnz0 = 8192
 
     out.nnz = 0
     out.n_rows = 0

@@ -598,3 +598,21 @@ def test_numbers_c_would_read_differently_are_refused(data, tmp_path, capsys, op
     assert ap_learn.main(option + [str(train), str(tmp_path / "m")]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "m").exists()
+
+
+def test_corrupt_high_order_metadata_names_the_model_file(tmp_path, capsys):
+    """Issue 29: every refusal of a high-order model's metadata names the model file."""
+    golden = (Path(__file__).parent / "golden" / "hob.model").read_text()
+    test = tmp_path / "t.dat"
+    test.write_text("1 qid:1 1:1 2:1\n0 qid:1 1:2 3:1\n1 qid:2 8:1\n")
+    for old, new in (("eta=1", "eta=x"), ("eta=1", "eta=-1"), (" bias=1", ""),
+                     ("pairwise=0:", "pairwise=9:"), ("pairwise=0:-", "pairwise=0:"),
+                     ("pairwise=0:", "pairwise=0:-1,0:"), ("pairwise=0:", "pairwise=,0:")):
+        model = tmp_path / "bad.model"
+        model.write_text(golden.replace(old, new, 1))
+        assert ap_classify.main(["--groups", "qid", str(test), str(model),
+                                 str(tmp_path / "out")]) == 1
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and err.startswith(
+            f"svm_ap_classify: error: {model}: "), (old, new, err)
+        assert not (tmp_path / "out").exists()

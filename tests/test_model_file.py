@@ -386,3 +386,94 @@ def test_long_digit_runs_are_refused_in_linear_time(tmp_path):
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [f"{linear}:4:", f"{multi}:{text.count(chr(10))}:", "option"]
+
+
+def multiclass_text(m=3, d=2, highest=None, n_sv_plus_1=2, sv="1 qid:0 1:1 4:1 5:-1 6:-1 #"):
+    """An SVM-multiclass V2.20 linear model as svm_multiclass_learn writes it."""
+    return (f"SVM-multiclass Version V2.20\n{m} # number of classes\n{d} # number of base "
+            "features\n0 # loss function\n0 # kernel type\n3 # kernel parameter -d \n"
+            "1 # kernel parameter -g \n1 # kernel parameter -s \n1 # kernel parameter -r \n"
+            f"empty# kernel parameter -u \n{m * d if highest is None else highest} # highest "
+            "feature index \n10 # number of training documents \n"
+            f"{n_sv_plus_1} # number of support vectors plus 1 \n"
+            "0 # threshold b, each following line is a SV (starting with alpha*y)\n"
+            + (sv + "\n" if n_sv_plus_1 > 1 else ""))
+
+
+def test_multiclass_header_fields_must_agree(tmp_path):
+    """Issue 29: a changed 'number of base features' re-sliced the weights into the wrong
+    classes silently; the highest feature index (classes x features) contradicts it."""
+    from svmrank.io.multiclass_model import read_multiclass_model
+    np.testing.assert_array_equal(read_multiclass_model(write_text(tmp_path, multiclass_text())).coef,
+                                  [[1, 0], [0, 1], [-1, -1]])
+    for text in (multiclass_text(d=3, highest=6), multiclass_text(d=1, highest=6),
+                 multiclass_text(highest=7)):
+        path = write_text(tmp_path, text)
+        with pytest.raises(InputFormatError) as info:
+            read_multiclass_model(path)
+        message = str(info.value)
+        assert message.startswith(f"{path}:3: expected the number of base features that, "
+                                  "times the 3 classes (line 2), makes the highest feature "
+                                  "index"), message
+        assert "\n" not in message
+
+
+def test_multiclass_class_count_is_capped_before_any_allocation(tmp_path):
+    """Issue 29: the cap counted classes x max(features, 1), so a short header declaring
+    millions of classes of 0 features passed (2^22 classes took 1.15 GB)."""
+    from svmrank.io.multiclass_model import (MAX_MODEL_CLASSES, MulticlassModel,
+                                             check_model_size, read_multiclass_model,
+                                             write_multiclass_model)
+    ok = read_multiclass_model(write_text(tmp_path, multiclass_text(m=MAX_MODEL_CLASSES, d=0,
+                                                                    n_sv_plus_1=1)))
+    assert ok.coef.shape == (MAX_MODEL_CLASSES, 0)
+    path = write_text(tmp_path, multiclass_text(m=MAX_MODEL_CLASSES + 1, d=0, n_sv_plus_1=1))
+    with pytest.raises(InputFormatError, match=rf":2: expected at most {MAX_MODEL_CLASSES} "
+                                               r"classes \(corrupt header\?\), got '100001 # "):
+        read_multiclass_model(path)
+    with pytest.raises(ValueError, match=rf"x: {MAX_MODEL_CLASSES + 1} classes; a model file "
+                                         rf"holds at most {MAX_MODEL_CLASSES}"):
+        check_model_size(MAX_MODEL_CLASSES + 1, 0, "x")
+    with pytest.raises(ValueError, match=rf"holds at most {MAX_MODEL_CLASSES}"):
+        write_multiclass_model(tmp_path / "w", MulticlassModel(
+            np.zeros((MAX_MODEL_CLASSES + 1, 0)), np.arange(MAX_MODEL_CLASSES + 1.0)))
+    assert not (tmp_path / "w").exists()
+
+
+def test_lf_cr_model_files_read(tmp_path):
+    """Issue 29: lines opening with a stray CR (LF-CR line ends) are LF lines."""
+    from svmrank.io.multiclass_model import read_multiclass_model
+    path = write_text(tmp_path, SVM_RANK_MODEL.replace("\n", "\n\r"))
+    np.testing.assert_array_equal(read_model(path).w, SVM_RANK_W)
+    path = write_text(tmp_path, multiclass_text().replace("\n", "\n\r"))
+    np.testing.assert_array_equal(read_multiclass_model(path).coef, [[1, 0], [0, 1], [-1, -1]])
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_endless_model_files_fail_at_their_header(tmp_path):
+    """Issue 29: both readers read the whole file before checking its header, so
+    /dev/zero as the model file filled memory. Now: the header first, then only what it
+    declares (run under an address-space limit: the old readers fail with MemoryError)."""
+    import subprocess
+    import sys
+    code = ("import resource, sys\nfrom svmrank.exceptions import InputFormatError\n"
+            "from svmrank.io import read_model, read_multiclass_model\n"
+            "size = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (size + 2**28, size + 2**28))\n"
+            "for read in (read_model, read_multiclass_model):\n"
+            "    try:\n        read(sys.argv[1])\n"
+            "    except InputFormatError as exc:\n        print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", code, "/dev/zero"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-300:]
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2 and all(line.startswith("/dev/zero:1: expected a header line of at "
+                                                   "most 1048576 bytes") for line in lines), lines
+    # a valid header followed by more than its support vectors can take
+    from svmrank.io.multiclass_model import read_multiclass_model
+    for read, text in ((read_model, SVM_RANK_MODEL), (read_multiclass_model, multiclass_text())):
+        path = write_text(tmp_path, text + "\n" * (3 << 20))
+        with pytest.raises(InputFormatError, match=r"expected the end of the file within \d+ "
+                                                   r"bytes after the header \(what 1 support "):
+            read(path)
+        read(write_text(tmp_path, text + "\n" * 1000))  # (trailing blank lines are fine)

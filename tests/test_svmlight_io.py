@@ -651,3 +651,72 @@ def test_mq2008_comments():
     _, _, qid, comments = load_svmlight(path, return_comments=True)
     assert len(comments) == len(qid)
     assert all(c.startswith("docid = ") for c in comments)
+
+
+def _run_under_memory_limit(code, path, extra_mib):
+    """Run ``code`` (reading sys.argv[1]) in a subprocess whose address space may grow by
+    ``extra_mib`` MiB beyond what it holds once svmrank.io is imported."""
+    import subprocess
+    import sys
+    prelude = ("import resource, sys\nimport svmrank.io.svmlight\n"
+               "size = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()\n"
+               f"limit = size + {extra_mib} * 2**20\n"
+               "resource.setrlimit(resource.RLIMIT_AS, (limit, limit))\n")
+    return subprocess.run([sys.executable, "-c", prelude + code, str(path)], capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs Linux /proc")
+def test_memory_follows_the_examples_not_the_file_size(tmp_path):
+    """Issue 29: the parser reserved row buffers from the newlines of the first 256 KiB
+    (about 42 bytes per input byte for a file of blank lines). 24 MiB of blank lines
+    and 2 examples now need the file's bytes and little more: 200 MiB of headroom,
+    where the old reservation took about 1 GiB."""
+    path = tmp_path / "blank.dat"
+    with open(path, "wb") as fh:
+        fh.write(b"1 1:1\n")
+        fh.write(b"\n" * (24 << 20))
+        fh.write(b"0 2:1 # last\n")
+    done = _run_under_memory_limit(
+        "from svmrank.io import load_svmlight\n"
+        "X, y, qid = load_svmlight(sys.argv[1])\n"
+        "print(X.shape, y.tolist())\n", path, 200)
+    assert done.returncode == 0, done.stderr[-300:]
+    assert done.stdout.split("\n")[0] == "(2, 2) [1.0, 0.0]"
+
+
+def test_lf_cr_line_ends_are_lf_line_ends(tmp_path):
+    """Issue 29: lines that start with a stray CR (LF-CR text) all end with LF; they were
+    refused as CR-only text (scikit-learn reads them). CR-only text stays refused,
+    and a CR ending a line among LF ones is named as such."""
+    path = tmp_path / "lfcr.dat"
+    path.write_bytes(b"1 qid:1 1:1 # a\n\r0 qid:1 2:1\n\r# c\n\r1 qid:2 1:2\n\r")
+    X, y, qid, comments = load_svmlight(path, return_comments=True)
+    assert y.tolist() == [1.0, 0.0, 1.0] and qid.tolist() == [1, 1, 2]
+    assert comments == ["a", "", ""] and X.shape == (3, 2)
+    path.write_bytes(b"\r1 1:1\n\r0 2:1\n")  # a stray CR at the start of the file, too
+    assert load_svmlight(path)[1].tolist() == [1.0, 0.0]
+    path.write_bytes(b"1 1:1\r0 2:1\r")
+    with pytest.raises(InputFormatError, match=r"lfcr\.dat:1: expected LF or CRLF line ends, "
+                                               r"got CR-only ones \(old Mac text\)"):
+        load_svmlight(path)
+    path.write_bytes(b"1 1:1\n\r0 2:1\r1 1:2\n")
+    with pytest.raises(InputFormatError, match=r"lfcr\.dat:2: expected LF or CRLF line ends, "
+                                               r"got one of CR alone \(old Mac text\) among LF"):
+        load_svmlight(path)
+
+
+def test_an_index_beyond_int32_reports_the_learners_limit(tmp_path):
+    """Issue 29: with max_index (what the learners pass), an index of 2^31 reported the
+    2^31 - 1 limit of the file format instead of the learners' lower one."""
+    from svmrank._validation import MAX_TRAIN_FEATURES
+    path = tmp_path / "huge.dat"
+    path.write_bytes(b"1 1:1\n0 2147483648:1\n")
+    with pytest.raises(InputFormatError, match=rf"huge\.dat:2: expected a feature index <= "
+                                               rf"{MAX_TRAIN_FEATURES} \(the largest index "):
+        load_svmlight(path, max_index=MAX_TRAIN_FEATURES)
+    with pytest.raises(InputFormatError, match=r"huge\.dat:2: expected a feature index <= 3 "):
+        load_svmlight(path, n_features=3)
+    with pytest.raises(InputFormatError, match=r"huge\.dat:2: expected a feature index <= "
+                                               r"2147483647"):  # (dropped or not: refused)
+        load_svmlight(path, n_features=3, ignore_extra_features=True)

@@ -436,3 +436,12 @@ def test_a_model_too_large_for_the_reader_is_refused_before_training(tmp_path, c
     wide = np.broadcast_to(0.0, (9, 14913081))  # (no memory: the size is checked first)
     with pytest.raises(ValueError, match="^coef: 9 classes x 14913081 features"):
         write_multiclass_model(tmp_path / "model", MulticlassModel(wide, np.arange(1, 10)))
+
+
+def test_a_training_file_without_features_is_named(tmp_path, capsys):
+    """Issue 29: the error was the estimator's 'X: Found array with 0 feature(s)'."""
+    path = tmp_path / "labels_only.dat"
+    path.write_text("1\n2\n1 # no feature\n2\n")
+    model = tmp_path / "m"
+    assert learn(["-c", "1", "-v", "0", path, model]) == 1
+    assert fails(capsys, 1, f"{path}: no example has a feature", model)

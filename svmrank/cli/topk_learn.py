@@ -135,6 +135,9 @@ def learn(argv):
     check_writable(args.model_file, inputs=(args.example_file,))  # before training
     start = time.perf_counter()
     X, y, _ = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES, warn_mixed_qid=False)
+    if X.shape[1] == 0:
+        raise ValueError(f"{args.example_file}: no example has a feature (every line is a "
+                         "label only): nothing to learn from")
     classes = class_labels(y, args.example_file, args.keep_empty_classes)
     with np.errstate(over="ignore"):
         refuse_overflowing_rows(np.asarray(X.multiply(X).sum(axis=1)).ravel(),

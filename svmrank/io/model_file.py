@@ -255,26 +255,99 @@ def parse_metadata(comment):
     return metadata
 
 
-def model_lines(path):
-    """(file name, its lines as bytes) of a model file: a UTF-8 byte order mark skipped,
-    CR-only line ends refused."""
+# Bounds of a model file's reads: a header line (SVM-light writes short ones; leading
+# zeros and blanks are allowed), and what a support vector line may take per weight (its
+# 'idx:val ' token: a 10-digit index and a value of 17 significant digits take 36 bytes)
+# and per line (label, qid and comment, which holds our metadata).
+MAX_HEADER_LINE = 1 << 20
+BYTES_PER_WEIGHT = 64
+BYTES_PER_LINE = 1 << 20
+
+
+def model_lines(path, n_header, check_header):
+    """(file name, its lines as bytes, ``check_header``'s value) of a model file, read in
+    bounds: an endless or huge file fails at its header, not after filling memory.
+
+    The first ``n_header`` lines are read (each at most ``MAX_HEADER_LINE`` bytes), then
+    ``check_header(source, lines)`` refuses a bad header or returns ``(value, n_sv,
+    line_bytes)``: at most ``n_sv`` support vector lines of ``line_bytes`` each (and
+    1 MiB of blank lines after them) are read. A UTF-8 byte order mark is skipped, a
+    stray CR opening a line (LF-CR text) dropped; CR-only line ends and a missing final
+    line break are refused.
+    """
     source = os.fspath(path)
     with open(path, "rb") as fh:
-        buf = fh.read()
-    if buf.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark
-        buf = buf[3:]
-    refuse_compressed(buf, source)
+        head = []
+        for lineno in range(1, n_header + 1):
+            raw = fh.readline(MAX_HEADER_LINE + 1)
+            cut = not raw.endswith(b"\n")  # (at the end of the file, or a line too long)
+            eof = cut and len(raw) <= MAX_HEADER_LINE
+            if lineno == 1:
+                if raw.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark
+                    raw = raw[3:]
+                refuse_compressed(raw, source)
+            head.append(raw)
+            if cut:
+                break
+        buf = b"".join(head)
+        refuse_cr_line_breaks(buf, source)
+        lines = _split_lines(source, buf, at_end=eof)
+        if cut and not eof:
+            fail_at_line(source, len(lines), f"a header line of at most {MAX_HEADER_LINE} bytes "
+                         "(not a model file?)", lines[-1].decode("utf-8", errors="replace"))
+        value, n_sv, line_bytes = check_header(source, lines)
+        limit = n_sv * line_bytes + (1 << 20)
+        body = _read_at_most(fh, limit + 1)
+    if len(body) > limit:
+        line = len(lines) + 1 + body.count(b"\n", 0, limit)
+        raise InputFormatError(f"{source}:{line}: expected the end of the file within {limit} "
+                               f"bytes after the header (what {n_sv} support vector lines can "
+                               "take): corrupt header, or not a model file?")
+    buf += body
     refuse_cr_line_breaks(buf, source)
-    lines = buf.split(b"\n")
+    return source, _split_lines(source, buf, at_end=True), value
+
+
+def _read_at_most(fh, size):
+    """Up to ``size`` bytes of ``fh``, read in chunks (``size`` may be far beyond the file)."""
+    chunks = []
+    while size > 0:
+        chunk = fh.read(min(size, 1 << 24))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def _split_lines(source, buf, at_end):
+    """The lines of ``buf`` without their LF and a leading stray CR; at the end of the
+    file, a last line without a line break is refused."""
+    lines = [line[1:] if line[:1] == b"\r" else line for line in buf.split(b"\n")]
     if lines and lines[-1] == b"":
         lines.pop()
-    elif lines:
+    elif lines and at_end:
         # every writer ends the file with a line break: a file without one was cut
         # short, and our metadata (class labels, pairwise weights) lives in the last
         # comment, where a cut would otherwise go unseen
         fail_at_line(source, len(lines), "a line break at the end of the line (truncated model "
                      "file?)", lines[-1].decode("utf-8", errors="replace"))
-    return source, lines
+    return lines
+
+
+def _check_header(source, lines):
+    """The header values of an SVM-light linear model, the number of support vector
+    lines and the bytes each may take (see :func:`model_lines`)."""
+    first = lines[0].decode("utf-8", errors="replace").rstrip() if lines else "<end of file>"
+    _check_version(source, first)
+    header = parse_header(source, lines)
+    kernel, n_features, sv_plus_1 = header[0], header[6], header[8]
+    if kernel != 0:
+        name = _KERNELS.get(kernel, "unknown")
+        fail_at_line(source, 2, f"kernel type 0 (linear; {name} kernels are not supported)",
+                     lines[1].decode("utf-8", errors="replace").rstrip())
+    check_weight_count(source, 8, n_features, lines[7])
+    return header, sv_plus_1 - 1, BYTES_PER_LINE + BYTES_PER_WEIGHT * n_features
 
 
 def read_model(path):
@@ -292,17 +365,10 @@ def read_model(path):
         Naming the file and line: not a model file, an unsupported version or model
         kind, a non-linear kernel, a truncated file, non-finite numbers.
     """
-    source, lines = model_lines(path)
-    first = lines[0].decode("utf-8", errors="replace").rstrip() if lines else "<end of file>"
-    _check_version(source, first)
-    (kernel, _, _, _, _, _, n_features, n_train, sv_plus_1, b) = parse_header(source, lines)
-    if kernel != 0:
-        name = _KERNELS.get(kernel, "unknown")
-        fail_at_line(source, 2, f"kernel type 0 (linear; {name} kernels are not supported)",
-                     lines[1].decode("utf-8", errors="replace").rstrip())
+    source, lines, header = model_lines(path, len(_HEADER) + 1, _check_header)
+    (kernel, _, _, _, _, _, n_features, n_train, sv_plus_1, b) = header
     n_sv = sv_plus_1 - 1
     first_sv = len(_HEADER) + 2  # 1-based line number of the first support vector
-    check_weight_count(source, 8, n_features, lines[7])
     sv_lines = check_sv_lines(source, lines, first_sv, n_sv)
     metadata = {}
     w = np.zeros(n_features)

@@ -34,13 +34,17 @@ import numpy as np
 
 from .._validation import MAX_MODEL_WEIGHTS
 from .atomic import atomic_write
-from .model_file import (DECIMAL, check_metadata, check_sv_lines, check_weight_count,
-                         fail_at_line, model_lines, parse_header, parse_metadata)
+from .model_file import (BYTES_PER_LINE, BYTES_PER_WEIGHT, DECIMAL, check_metadata,
+                         check_sv_lines, check_weight_count, fail_at_line, model_lines,
+                         parse_header, parse_metadata)
 from .svmlight import parse_svmlight_bytes
 
 __all__ = ["MulticlassModel", "read_multiclass_model", "write_multiclass_model"]
 
 VERSION = "V2.20"
+# Most classes a model file may declare (what svm_topk_learn trains at most): the reader
+# and classifiers keep arrays of this length whatever the number of features.
+MAX_MODEL_CLASSES = 100_000
 CLASSES_KEY = "classes"
 
 # (what the header line holds, how to parse its value) after the version line.
@@ -97,8 +101,12 @@ def format_label(value):
 
 
 def check_model_size(n_classes, n_features, source):
-    """Refuse a model of more weights than the model readers accept (MAX_MODEL_WEIGHTS)."""
-    if n_classes * max(n_features, 1) > MAX_MODEL_WEIGHTS:
+    """Refuse a model the model readers refuse: more than MAX_MODEL_CLASSES classes or
+    MAX_MODEL_WEIGHTS weights."""
+    if n_classes > MAX_MODEL_CLASSES:
+        raise ValueError(f"{source}: {n_classes} classes; a model file holds at most "
+                         f"{MAX_MODEL_CLASSES}")
+    if n_classes * n_features > MAX_MODEL_WEIGHTS:
         raise ValueError(f"{source}: {n_classes} classes x {n_features} features make "
                          f"{n_classes * n_features} weights; a model file holds at most "
                          f"{MAX_MODEL_WEIGHTS}")
@@ -174,20 +182,14 @@ def _check_version(source, first):
                  "file?)", first)
 
 
-def read_multiclass_model(path):
-    """Read a linear SVM-multiclass V2.20 model file (ours or svm_multiclass_learn's).
-
-    Raises
-    ------
-    svmrank.exceptions.InputFormatError
-        Naming the file and line: not a model file, another model kind or version, a
-        non-linear kernel, a truncated file, malformed numbers or metadata.
-    """
-    source, lines = model_lines(path)
+def _check_header(source, lines):
+    """The header values, the number of support vector lines and the bytes each may
+    take (see :func:`~svmrank.io.model_file.model_lines`); every count checked, and
+    against the others, before anything of their size exists."""
     first = lines[0].decode("utf-8", errors="replace").rstrip() if lines else "<end of file>"
     _check_version(source, first)
-    m, d, _, kernel, _, _, _, _, _, _, n_train, sv_plus_1, b = parse_header(source, lines,
-                                                                            _HEADER)
+    header = parse_header(source, lines, _HEADER)
+    m, d, _, kernel, _, _, _, _, _, highest, n_train, sv_plus_1, _ = header
     line_text = lambda no: lines[no - 1].decode("utf-8", errors="replace").rstrip()
     if m < 2:
         fail_at_line(source, 2, "a number of classes >= 2", line_text(2))
@@ -202,6 +204,28 @@ def read_multiclass_model(path):
         fail_at_line(source, 13, "a number of support vectors plus 1 >= 1", line_text(13))
     check_weight_count(source, 2, m, lines[1])
     check_weight_count(source, 3, m * max(d, 1), lines[2])
+    if m > MAX_MODEL_CLASSES:  # (arrays of m entries exist whatever d is)
+        fail_at_line(source, 2, f"at most {MAX_MODEL_CLASSES} classes (corrupt header?)",
+                     line_text(2))
+    if highest != m * d:  # (SVM-multiclass's weight vector holds the classes one by one)
+        fail_at_line(source, 3, f"the number of base features that, times the {m} classes "
+                     f"(line 2), makes the highest feature index {highest} (line 11)",
+                     line_text(3))
+    per_line = BYTES_PER_LINE + BYTES_PER_WEIGHT * (m * d + m)  # (+ the class labels)
+    return header, sv_plus_1 - 1, per_line
+
+
+def read_multiclass_model(path):
+    """Read a linear SVM-multiclass V2.20 model file (ours or svm_multiclass_learn's).
+
+    Raises
+    ------
+    svmrank.exceptions.InputFormatError
+        Naming the file and line: not a model file, another model kind or version, a
+        non-linear kernel, a truncated file, malformed numbers or metadata.
+    """
+    source, lines, header = model_lines(path, len(_HEADER) + 1, _check_header)
+    m, d, _, _, _, _, _, _, _, _, n_train, sv_plus_1, b = header
     n_sv = sv_plus_1 - 1
     first_sv = len(_HEADER) + 2
     sv_lines = check_sv_lines(source, lines, first_sv, n_sv)

@@ -77,11 +77,13 @@ _BARE_CR = re.compile(rb"\r(?!\n)([^\r\n]*)")  # a CR not before LF, and the tex
 def cr_line_break(buf):
     """Byte offset of the first line ended by CR alone (old Mac text), or -1.
 
-    Such a CR (not followed by LF) is followed by what reads as a whole line: a comment,
-    or a number and then only ``idx:val``-like tokens (up to a ``#``); in a file without
-    LF, a CR in the data part of its first line is one too. A CR inside a comment
-    followed by other text (``# note\\r2nd``, ``# measured\\r2 times``) is a character
-    of the comment. Linear in the length of ``buf``."""
+    Decided by the line ends: a CR before LF (CRLF) or opening a line (LF-CR text, whose
+    lines all end with LF) ends no line. Another CR does when it is followed by what
+    reads as a whole line: a comment, or a number and then only ``idx:val``-like tokens
+    (up to a ``#``); in a file without LF, a CR in the data part of its first line is
+    one too. A CR inside a comment followed by other text (``# note\\r2nd``,
+    ``# measured\\r2 times``) is a character of the comment. Linear in the length of
+    ``buf``."""
     if buf.count(b"\r") == buf.count(b"\r\n"):
         return -1
     if b"\n" not in buf:
@@ -89,9 +91,12 @@ def cr_line_break(buf):
         if first >= 0:
             return first
     for match in _BARE_CR.finditer(buf):
+        at = match.start()
+        if at == 0 or buf[at - 1] == 0x0A:  # (opens a line: LF-CR text)
+            continue
         text = match.group(1).lstrip()
         if text.startswith(b"#") or _reads_as_example(text):
-            return match.start()
+            return at
     return -1
 
 
@@ -123,8 +128,10 @@ def refuse_cr_line_breaks(buf, source, first_line=1):
     at = cr_line_break(buf)
     if at >= 0:
         line = first_line + buf.count(b"\n", 0, at)
-        raise InputFormatError(f"{source}:{line}: expected LF or CRLF line ends, got CR-only "
-                               "ones (old Mac text): convert them to LF")
+        found = ("CR-only ones (old Mac text)" if b"\n" not in buf else
+                 "one of CR alone (old Mac text) among LF ones")
+        raise InputFormatError(f"{source}:{line}: expected LF or CRLF line ends, got {found}: "
+                               "convert them to LF")
 
 
 def _starts_number(word):
@@ -160,8 +167,10 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
     if limit < 0 and cap >= 0:  # a cap on the index, not a number of columns
         parse_limit = cap
         extra_hint = " (the largest index svmrank trains on: it keeps dense weight vectors)"
-    code, line, offset, aux, arrays = parse_svmlight(bytes(buf), parse_limit,
-                                                     bool(ignore_extra_features) and limit >= 0)
+    ignore = bool(ignore_extra_features) and limit >= 0
+    code, line, offset, aux, arrays = parse_svmlight(bytes(buf), parse_limit, ignore)
+    if code == 7 and parse_limit >= 0 and not ignore:  # (the caller's limit is the lower one)
+        code, aux = 11, parse_limit
     if code != 0:
         what = _EXPECTED[code].format(label=label_name, aux=aux, extra_hint=extra_hint)
         raise InputFormatError(
