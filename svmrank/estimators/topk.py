@@ -85,7 +85,9 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
     - SVM-multiclass (``svm_multiclass_learn -c c``) scales the loss by 100 and divides
       C by n: its optimum is ``100 * W`` for this estimator's C = c / (100 n).
 
-    There is no intercept (add a constant feature if one is needed).
+    There is no intercept (add a constant feature if one is needed). Memory grows as
+    n_samples x n_classes: a fit needing more than
+    ``svmrank.learners.sdca.MAX_SDCA_BYTES`` (4 GiB) is refused before allocating.
 
     Parameters
     ----------
