@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import check_int, check_matrix, check_positive, check_verbose
 from ..learners.sdca import LOSSES, sdca_topk
 from ..metrics import top_k_accuracies
-from .base import SvmrankEstimator, refuse_sample_weight
+from .base import SvmrankEstimator, refuse_sample_weight, warn_if_zero
 
 KERNELS = ("linear", "precomputed")
 
@@ -209,6 +209,9 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         self.classes_ = classes
         self.k_, self.kernel_ = k, self.kernel
         self.dual_coef_ = result.A
+        if result.converged:  # (a stopped run has its ConvergenceWarning)
+            warn_if_zero(result.W if result.W is not None else X @ result.A, type(self).__name__,
+                         self.C)
         if result.W is not None:
             self.coef_ = np.ascontiguousarray(result.W.T)
         elif hasattr(self, "coef_"):
