@@ -8,9 +8,9 @@ __version__ = "0.1.0"
 
 __all__ = ["APSVM", "RankSVM", "BinarySVM", "LatentAPSVM", "LatentSVM", "LatentSSVM",
            "HOBSVM", "HOAPSVM", "TopKSVM", "ConvergenceWarning", "InputFormatError",
-           "NotFittedError"]
+           "NotFittedError", "QPError"]
 
-_EXCEPTIONS = ("ConvergenceWarning", "InputFormatError", "NotFittedError")
+_EXCEPTIONS = ("ConvergenceWarning", "InputFormatError", "NotFittedError", "QPError")
 
 
 def __getattr__(name):

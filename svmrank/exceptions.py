@@ -6,11 +6,16 @@ first use: importing it takes about a second, which the console scripts' start-u
 the file readers do without.
 """
 
-__all__ = ["ConvergenceWarning", "InputFormatError", "NotFittedError"]
+__all__ = ["ConvergenceWarning", "InputFormatError", "NotFittedError", "QPError"]
 
 
 class InputFormatError(ValueError):
     """A file is malformed; the message names the file and the 1-based line."""
+
+
+class QPError(RuntimeError):
+    """The cutting-plane learner's QP could not be solved (infeasible hard constraints,
+    or no convergence)."""
 
 
 def __getattr__(name):

@@ -616,3 +616,46 @@ def test_corrupt_high_order_metadata_names_the_model_file(tmp_path, capsys):
         assert len(err.splitlines()) == 1 and err.startswith(
             f"svm_ap_classify: error: {model}: "), (old, new, err)
         assert not (tmp_path / "out").exists()
+
+
+def _scaled_examples(path, scale):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 4))
+    y = (X[:, 0] + 0.8 * rng.normal(size=40) > 0).astype(int)
+    path.write_text("".join(f"{label} " + " ".join(f"{j + 1}:{v * scale:.6g}" for j, v in
+                                                   enumerate(row)) + "\n"
+                            for label, row in zip(y, X)))
+    return path
+
+
+@pytest.mark.parametrize("options, scale", [(["-c", "1e200"], 1.0),
+                                            (["-c", "1e200", "-l", "2"], 1.0),
+                                            (["-c", "1e30"], 1.0),
+                                            ([], 1e100)])
+def test_extreme_c_or_feature_scale_is_refused(options, scale, tmp_path, capsys):
+    """Issue 29 #7: -c 1e200 failed with "unbounded dual: check the hard constraints",
+    with -l 2 it wrote a model of infinite duality gap with exit 0, and features near
+    1e100 gave an empty model after every iteration: C |g|^2 beyond 1e18 is refused."""
+    train = _scaled_examples(tmp_path / "train.dat", scale)
+    model = tmp_path / "m"
+    status = ap_learn.main(["-v", "0", "-#", "300", *options, str(train), str(model)])
+    err = capsys.readouterr().err
+    assert status == 1 and err.count("\n") == 1, err
+    assert f"{train}: C = " in err and "beyond the 1e+18 that float64 training resolves" in err
+    assert "lower C (below" in err and "scale the features down" in err
+    assert not model.exists()
+
+
+def test_large_c_within_the_range_still_trains(tmp_path, capsys):
+    train = _scaled_examples(tmp_path / "train.dat", 1.0)
+    assert ap_learn.main(["-v", "0", "-c", "1e12", str(train), str(tmp_path / "m")]) == 0
+    assert np.any(read_model(tmp_path / "m").w != 0)
+
+
+def test_qp_error_is_exported():
+    """Issue 29 #7: QPError reached users but was not a name of svmrank."""
+    import svmrank
+    from svmrank import QPError
+    from svmrank.learners.qp import QPError as learner_qp_error
+    assert "QPError" in svmrank.__all__ and QPError is learner_qp_error
+    assert issubclass(QPError, RuntimeError)

@@ -458,3 +458,20 @@ def test_ranked_queries_are_those_with_a_relevant_and_a_non_relevant_sample():
         assert ranked_queries(relevant, offsets).tolist() == expected
         assert [is_ranked(relevant[a:b]) for a, b in zip(offsets[:-1], offsets[1:])] == expected
     assert not is_ranked(np.zeros(0, dtype=bool))
+
+
+def test_a_zero_model_warns():
+    """Issue 29: a degenerate model (w = 0, every sample ties) was returned silently."""
+    import warnings as _warnings
+    from svmrank import RankSVM, TopKSVM
+    X = np.zeros((8, 3))
+    y = np.array([0, 1] * 4)
+    with pytest.warns(UserWarning, match=r"RankSVM ended at w = 0 .*C=1 may be too small"):
+        RankSVM(C=1.0).fit(X, y)
+    with pytest.warns(UserWarning, match="TopKSVM ended at w = 0"):
+        TopKSVM(C=1.0).fit(X, y)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("error", UserWarning)
+        RankSVM(C=1.0).fit(X, (X[:, 0] > 0).astype(int))

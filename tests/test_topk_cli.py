@@ -445,3 +445,39 @@ def test_a_training_file_without_features_is_named(tmp_path, capsys):
     model = tmp_path / "m"
     assert learn(["-c", "1", "-v", "0", path, model]) == 1
     assert fails(capsys, 1, f"{path}: no example has a feature", model)
+
+
+@pytest.mark.parametrize("labels", ["fractional", "negative"])
+def test_class_cap_applies_to_every_label_kind(tmp_path, capsys, monkeypatch, labels):
+    """Issue 29 #3: fractional (and other non 1..m) labels skipped the class-count check."""
+    monkeypatch.setattr(topk_learn, "MAX_CLASSES", 50)
+    values = np.arange(60) + (0.5 if labels == "fractional" else -100.0)
+    train = tmp_path / "train.dat"
+    train.write_text("".join(f"{v:g} 1:{k % 7 + 1} 2:1\n" for k, v in enumerate(values)))
+    status = learn(["-v", "0", "-c", "1", train, tmp_path / "model"])
+    assert fails(capsys, status, f"{train}: 60 distinct labels make as many classes; at most 50",
+                 tmp_path / "model")
+
+
+def test_dual_too_large_is_refused_before_training(data, capsys, monkeypatch):
+    """Issue 29 #3: memory grew as samples x classes without a bound; now refused up front
+    with the bytes needed and the limit."""
+    from svmrank.learners import sdca
+    tmp, X, y = data
+    monkeypatch.setattr(sdca, "MAX_SDCA_BYTES", 10_000)
+    train = write_data(tmp / "train.dat", X, y + 1)
+    need = sdca.sdca_memory_bytes(len(y), 4, X.shape[1])
+    status = learn(["-v", "0", "-c", "1", train, tmp / "model"])
+    assert fails(capsys, status, f"{train}: Prox-SDCA would need about {need} bytes (120 samples "
+                 "x 4 classes), above the limit of 10000 bytes", tmp / "model")
+    with pytest.raises(ValueError, match=f"about {need} bytes"):
+        TopKSVM(C=1.0).fit(X, y)
+
+
+def test_issue_sized_dual_exceeds_the_default_limit():
+    """30,000 samples of 30,000 distinct labels (the issue's 7 GB run) are refused."""
+    from svmrank.learners.sdca import MAX_SDCA_BYTES, check_sdca_memory, sdca_memory_bytes
+    assert sdca_memory_bytes(30_000, 30_000, 1) > MAX_SDCA_BYTES
+    with pytest.raises(ValueError, match="30000 samples x 30000 classes"):
+        check_sdca_memory(30_000, 30_000, 1)
+    check_sdca_memory(20_000, 26, 16)  # (letter: far below)

@@ -37,6 +37,9 @@ relevance), 10 or roc = 1 - ROC area, 2 or error = error rate (the binary SVM).
 C is on SVM^map's scale: the loss lies in [0, 1]. svm_perf_learn counts losses in
 percent, so a C tuned for svm_perf_learn corresponds to -c (100 * C_perf) here, and
 its epsilon to -e (epsilon_perf / 100).
+C times the squared norm of a cutting plane (about that of an example) must stay
+below 1e18, what float64 training resolves: a larger C or larger features are refused
+(scaling the features by s acts as multiplying C by s^2).
 With -l 2 the problem is 1/2|w|^2 + (C/n) sum_i hinge_i: SVM-light's C is C/n. Lines with qid:N form
 queries: one ranking each, the loss averaged over queries; queries without a
 relevant (label > 0) or without a non-relevant example are skipped with a warning.

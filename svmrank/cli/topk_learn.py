@@ -13,6 +13,7 @@ from ..io.atomic import check_writable
 from ..io.estimator_model import MULTICLASS_SCALE, to_model
 from ..io.multiclass_model import check_model_size, format_label, write_multiclass_model
 from ..io.svmlight import load_svmlight
+from ..learners.sdca import check_sdca_memory
 from .common import (CLIError, StructArgumentParser, add_kernel_option, add_solver_settings,
                      add_verbosity_options, check_kernel, check_solver_settings,
                      check_verbosity, positive_float, refuse_overflowing_rows, run)
@@ -35,7 +36,9 @@ SVM-multiclass; a class without examples is an error unless --keep-empty-classes
 it (as svm_multiclass_learn does). Other labels (0, negative or fractional) are sorted
 and become classes 1..m in the model file, which keeps the original labels in its
 metadata (svm_topk_classify prints them back).
-Only the linear kernel is supported. Every error exits with a non-zero status.
+At most 100,000 classes (of any label kind); a problem whose dual would need more
+than svmrank.learners.sdca.MAX_SDCA_BYTES (4 GiB: about 5 x 8 bytes per sample and
+class) is refused before training. Only the linear kernel is supported. Every error exits with a non-zero status.
 """
 
 
@@ -110,6 +113,9 @@ def class_labels(y, source, keep_empty=False):
     if len(present) < 2:
         raise ValueError(f"{source}: needs examples of at least 2 classes, found "
                          f"{len(present)}")
+    if len(present) > MAX_CLASSES:  # (every label kind: integers, fractional, negative)
+        raise ValueError(f"{source}: {len(present)} distinct labels make as many classes; "
+                         f"at most {MAX_CLASSES} are supported")
     if not np.all((present >= 1) & (present == np.round(present))):
         return present
     if present[-1] > MAX_CLASSES:  # (checked before an array of max label entries exists)
@@ -144,6 +150,10 @@ def learn(argv):
                                 args.example_file, "the squared norm of the example")
     n, m = X.shape[0], len(classes)
     check_model_size(m, X.shape[1], args.example_file)  # (before training, not after)
+    try:
+        check_sdca_memory(n, m, X.shape[1])
+    except ValueError as exc:
+        raise ValueError(f"{args.example_file}: {exc}") from None
     if args.k >= m:
         raise ValueError(f"-k {args.k}: must be smaller than the number of classes ({m}) "
                          f"in {args.example_file}")

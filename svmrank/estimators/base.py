@@ -2,6 +2,7 @@
 requests and validation, the linear decision function, binary labels, and the
 bookkeeping of the cutting-plane and CCCP families."""
 import inspect
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -155,6 +156,8 @@ class CuttingPlaneEstimator(SvmrankEstimator):
         return result
 
     def _keep_report(self, result):
+        if result.converged:  # (a stopped run has its ConvergenceWarning)
+            warn_if_zero(result.w, type(self).__name__, self.C)
         self.result_ = result
         self.n_iter_ = result.n_iter
         self.n_constraints_ = result.n_constraints
@@ -170,6 +173,15 @@ class CuttingPlaneEstimator(SvmrankEstimator):
         self.history_ = list(outcome.history)
         self.converged_ = outcome.converged
         self.n_iter_ = sum(r.n_iter for r in solves)
+
+
+def warn_if_zero(w, owner, C):
+    """UserWarning when a fit ends at w = 0, where every sample ties."""
+    if not np.any(w):
+        warnings.warn(f"{owner} ended at w = 0 (every sample scores the same): C={C:g} may be "
+                      "too small, the data may carry no signal, or (latent models) the "
+                      "initialisation may be degenerate (try init='instances')",
+                      UserWarning, stacklevel=4)
 
 
 def refuse_sample_weight(sample_weight, owner):

@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import check_int, check_matrix, check_positive, check_verbose
 from ..learners.sdca import LOSSES, sdca_topk
 from ..metrics import top_k_accuracies
-from .base import SvmrankEstimator, refuse_sample_weight
+from .base import SvmrankEstimator, refuse_sample_weight, warn_if_zero
 
 KERNELS = ("linear", "precomputed")
 
@@ -85,7 +85,9 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
     - SVM-multiclass (``svm_multiclass_learn -c c``) scales the loss by 100 and divides
       C by n: its optimum is ``100 * W`` for this estimator's C = c / (100 n).
 
-    There is no intercept (add a constant feature if one is needed).
+    There is no intercept (add a constant feature if one is needed). Memory grows as
+    n_samples x n_classes: a fit needing more than
+    ``svmrank.learners.sdca.MAX_SDCA_BYTES`` (4 GiB) is refused before allocating.
 
     Parameters
     ----------
@@ -207,6 +209,9 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         self.classes_ = classes
         self.k_, self.kernel_ = k, self.kernel
         self.dual_coef_ = result.A
+        if result.converged:  # (a stopped run has its ConvergenceWarning)
+            warn_if_zero(result.W if result.W is not None else X @ result.A, type(self).__name__,
+                         self.C)
         if result.W is not None:
             self.coef_ = np.ascontiguousarray(result.W.T)
         elif hasattr(self, "coef_"):

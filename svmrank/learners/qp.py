@@ -12,10 +12,7 @@ import numpy as np
 
 from .. import _qp_fast
 from .._validation import check_positive, check_vector
-
-
-class QPError(RuntimeError):
-    """The QP could not be solved (e.g. infeasible hard constraints)."""
+from ..exceptions import QPError  # noqa: F401  (also svmrank.QPError)
 
 
 def solve_dual_qp(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
@@ -86,6 +83,10 @@ def solve_dual_qp_unchecked(G, b, capped, C, z0=None, tol=1e-12, max_iter=None):
         G, b, capped.view(np.uint8), C, z, tol, max_iter)
     if status == _qp_fast.QP_MAX_ITER:
         raise QPError(f"active-set QP did not converge in {max_iter} iterations")
+    if status == _qp_fast.QP_UNBOUNDED and capped.all():  # (the cap bounds every variable)
+        raise QPError(f"the QP overflowed (unbounded dual without hard constraints): C = {C:g} "
+                      f"times the planes' squared norms (up to {np.diag(G).max():.3g}) is "
+                      "too large; lower C or scale the features down")
     if status == _qp_fast.QP_UNBOUNDED:
         raise QPError("the constraints cannot all be satisfied (unbounded dual): "
                       "check the hard constraints for infeasibility")

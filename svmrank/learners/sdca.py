@@ -36,6 +36,28 @@ from .._validation import check_random_state
 
 LOSSES = ("alpha", "beta")
 
+# Prox-SDCA keeps dense (n_samples, n_classes) arrays; a run that would need more
+# bytes than this is refused before anything is allocated (raise it to train larger).
+MAX_SDCA_BYTES = 4 * 2**30
+
+
+def sdca_memory_bytes(n_samples, n_classes, n_features, kernel="linear"):
+    """Bytes :func:`sdca_topk` allocates at its peak: the dual A and, at each gap check,
+    the scores and three temporaries of the top-k loss (five (n, m) float64 arrays),
+    plus W (d, m) or, with a precomputed kernel, a copy of the (n, n) Gram matrix."""
+    n, m = int(n_samples), int(n_classes)
+    other = n * n if kernel == "precomputed" else int(n_features) * m
+    return 8 * (5 * n * m + other)
+
+
+def check_sdca_memory(n_samples, n_classes, n_features, kernel="linear"):
+    """ValueError when :func:`sdca_memory_bytes` exceeds ``MAX_SDCA_BYTES``."""
+    need = sdca_memory_bytes(n_samples, n_classes, n_features, kernel)
+    if need > MAX_SDCA_BYTES:
+        raise ValueError(f"Prox-SDCA would need about {need} bytes ({n_samples} samples x "
+                         f"{n_classes} classes), above the limit of {MAX_SDCA_BYTES} bytes "
+                         "(svmrank.learners.sdca.MAX_SDCA_BYTES): use fewer classes or samples")
+
 
 def topk_hinge_losses(scores, y, k, loss="alpha"):
     """Per-sample top-k hinge loss of score rows.
@@ -132,7 +154,9 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
     Each epoch visits the examples in a fresh random order drawn from ``random_state``
     (``rng.permutation(n)``); every ``check_gap_every`` epochs (and at the last one) the
     primal, dual and relative gap are computed, and training stops at gap <= epsilon.
-    Reaching ``max_epoch`` first raises a :class:`ConvergenceWarning`.
+    Reaching ``max_epoch`` first raises a :class:`ConvergenceWarning`. A run needing
+    more than ``MAX_SDCA_BYTES`` (see :func:`sdca_memory_bytes`) raises ValueError
+    before allocating.
 
     Returns
     -------
@@ -147,6 +171,7 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
     y = np.ascontiguousarray(y, dtype=np.intp)
     n = y.shape[0]
     loss_code = {"alpha": _sdca_fast.LOSS_ALPHA, "beta": _sdca_fast.LOSS_BETA}[loss]
+    check_sdca_memory(n, m, X.shape[1], kernel)
     A = np.zeros((n, m))
 
     if kernel == "precomputed":
