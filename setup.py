@@ -9,7 +9,9 @@ kernels with bounds, initialisation and None checks turned back on (for a debug 
 run; wraparound stays off, so a negative index fails the bounds check). SVMRANK_ONLY=_a_fast,_b_fast builds only the named kernels
 (handy for in-place development builds). Kernels that use ``prange`` are compiled with
 OpenMP when the compiler accepts -fopenmp (checked once here); SVMRANK_OPENMP=0 builds
-them serial.
+them serial. SVMRANK_SANITIZE=address,undefined builds them with those sanitizers
+(-fsanitize=..., -O1 -g), each kept where the compiler builds and links a program with
+it (checked once here); docs/install.md gives the command that runs the suite so.
 """
 import os
 import tempfile
@@ -25,11 +27,40 @@ from setuptools._distutils.sysconfig import customize_compiler
 HERE = Path(__file__).parent
 DEBUG = os.environ.get("SVMRANK_DEBUG_CHECKS", "0") not in ("", "0")
 ONLY = {n for n in os.environ.get("SVMRANK_ONLY", "").split(",") if n}
+SANITIZE_ASKED = [n.strip() for n in os.environ.get("SVMRANK_SANITIZE", "").split(",") if n.strip()]
 
-# The generated C and the compiled kernels carry the mode (directives, -O3 or -O0 -g):
-# when it changes since the last build here, everything is regenerated and recompiled
-# (timestamps alone would keep the other mode's files).
-MODE = "debug" if DEBUG else "release"
+
+def compiles_with(flags, source="int main(void) { return 0; }\n"):
+    """True when the C compiler builds and links ``source`` with ``flags``."""
+    compiler = new_compiler()
+    customize_compiler(compiler)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "check.c"
+        src.write_text(source)
+        try:
+            objects = compiler.compile([str(src)], output_dir=tmp, extra_postargs=flags)
+            compiler.link_executable(objects, str(Path(tmp) / "check"), extra_postargs=flags)
+        except (CompileError, LinkError):
+            return False
+    return True
+
+
+def sanitizers():
+    """The sanitizers of SVMRANK_SANITIZE the compiler supports (a warning for others)."""
+    kept = [name for name in SANITIZE_ASKED if compiles_with([f"-fsanitize={name}"])]
+    for name in sorted(set(SANITIZE_ASKED) - set(kept)):
+        print(f"setup.py: warning: the C compiler cannot build with -fsanitize={name}; "
+              "building without it")
+    return kept
+
+
+# The generated C and the compiled kernels carry the mode (directives, -O3 or -O0 -g,
+# sanitizers): when it changes since the last build here, everything is regenerated and
+# recompiled (timestamps alone would keep the other mode's files).
+SANITIZE = sanitizers()
+SANITIZE_FLAGS = ([f"-fsanitize={','.join(SANITIZE)}", "-fno-omit-frame-pointer"]
+                  if SANITIZE else [])
+MODE = ("debug" if DEBUG else "release") + (f"+sanitize={','.join(SANITIZE)}" if SANITIZE else "")
 MODE_FILE = HERE / "build" / "svmrank-kernel-mode"
 FORCE = not MODE_FILE.exists() or MODE_FILE.read_text() != MODE
 MODE_FILE.parent.mkdir(exist_ok=True)
@@ -49,18 +80,8 @@ def openmp_flags():
     """["-fopenmp"] when the C compiler builds and links an OpenMP program, else []."""
     if os.environ.get("SVMRANK_OPENMP", "1") in ("", "0"):
         return []
-    compiler = new_compiler()
-    customize_compiler(compiler)
-    with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "omp_check.c"
-        src.write_text("#include <omp.h>\nint main(void) { return omp_get_max_threads() < 1; }\n")
-        try:
-            objects = compiler.compile([str(src)], output_dir=tmp, extra_postargs=["-fopenmp"])
-            compiler.link_executable(objects, str(Path(tmp) / "omp_check"),
-                                     extra_postargs=["-fopenmp"])
-        except (CompileError, LinkError):
-            return []
-    return ["-fopenmp"]
+    source = "#include <omp.h>\nint main(void) { return omp_get_max_threads() < 1; }\n"
+    return ["-fopenmp"] if compiles_with(["-fopenmp"], source) else []
 
 
 def extension(pyx, omp):
@@ -70,8 +91,9 @@ def extension(pyx, omp):
         [str(pyx.relative_to(HERE))],
         include_dirs=[np.get_include(), "cython_src"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=(["-O3"] if not DEBUG else ["-O0", "-g"]) + (omp if uses_omp else []),
-        extra_link_args=omp if uses_omp else [],
+        extra_compile_args=(["-O0", "-g"] if DEBUG else ["-O1", "-g"] if SANITIZE else ["-O3"])
+        + SANITIZE_FLAGS + (omp if uses_omp else []),
+        extra_link_args=SANITIZE_FLAGS + (omp if uses_omp else []),
     )
 
 

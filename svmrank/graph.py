@@ -31,11 +31,16 @@ from ._maxflow_fast import MaxFlowGraph
 from ._validation import parse_small_int
 from .exceptions import InputFormatError
 
-__all__ = ["edges_from_file", "edges_from_groups", "edges_from_networkx", "group_keys", "check_edges",
+__all__ = ["MAX_GROUP_EDGES", "edges_from_file", "edges_from_groups", "edges_from_networkx", "group_keys", "check_edges",
            "max_score_labelling", "max_marginals", "labelling_score"]
 
 
 # --------------------------------------------------------------------------- edges
+#: Most edges :func:`edges_from_groups` builds (Σ k(k−1)/2 over groups of k samples):
+#: 10 million edges take 160 MB as row pairs and far more in the learners' max-flow
+#: graphs; one group of 4,473 samples exceeds it. Denser links: an explicit edge list.
+MAX_GROUP_EDGES = 10_000_000
+
 def check_edges(edges, n_samples, name="edges"):
     """Validate an edge array and return it as a contiguous (E, 2) int64 array.
 
@@ -140,7 +145,7 @@ def edges_from_file(path, n_samples=None):
     return canonical_edges(_int64_edges(rows, str(path)))[0]
 
 
-def edges_from_groups(keys):
+def edges_from_groups(keys, max_edges=None):
     """All pairs of samples that share a key (a qid, an image id, a comment key ...).
 
     Parameters
@@ -148,11 +153,18 @@ def edges_from_groups(keys):
     keys : sequence or 1-d array, length n_samples
         One hashable key per sample (a tuple is one key); samples whose key is None
         (or NaN) join no group.
+    max_edges : int, optional
+        Refuse groupings with more edges; default :data:`MAX_GROUP_EDGES`.
 
     Returns
     -------
     ndarray of int64, shape (E, 2), with u < v, sorted. A group of size k gives
     k(k−1)/2 edges.
+
+    Raises
+    ------
+    ValueError
+        When the groups imply more than ``max_edges`` edges (counted before any is built).
     """
     if isinstance(keys, np.ndarray):
         if keys.ndim != 1:
@@ -166,6 +178,13 @@ def edges_from_groups(keys):
             groups.setdefault(k, []).append(i)
         except TypeError:
             raise ValueError(f"keys: key {k!r} of sample {i} is not hashable") from None
+    limit = MAX_GROUP_EDGES if max_edges is None else max_edges
+    sizes = [len(members) for members in groups.values()]
+    count = sum(k * (k - 1) // 2 for k in sizes)
+    if count > limit:
+        raise ValueError(f"groups: the groups imply {count:,} edges (largest group: "
+                         f"{max(sizes):,} samples), more than the limit of {limit:,}; "
+                         "give a sparser edge list with --edges FILE (edges=...)")
     parts = []
     for members in groups.values():
         if len(members) > 1:

@@ -25,3 +25,8 @@ def shared_file(*parts):
 def shared():
     """Fixture form of :func:`shared_file`: ``shared("w8a", "w8a.train")``."""
     return shared_file
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fuzz-long", action="store_true", default=False,
+                     help="tests/test_fuzz.py: the long run (50x the inputs, over 1e6)")

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from svmrank.exceptions import InputFormatError
+from svmrank import graph
 from svmrank.graph import (check_edges, edges_from_file, edges_from_groups, edges_from_networkx,
                            labelling_score, max_marginal_gaps, max_marginals,
                            max_marginals_compact, max_score_labelling)
@@ -222,6 +223,52 @@ def test_edges_from_groups():
         edges_from_groups(np.array([[1, 1], [1, 2]]))
     with pytest.raises(ValueError, match=r"keys: key \[1\] of sample 0 is not hashable"):
         edges_from_groups([[1], [1]])
+
+
+def test_edges_from_groups_counts_before_building():
+    # one group of 20,000 implies 199,990,000 edges (3.2 GB as pairs): refused at once
+    import time
+    import tracemalloc
+    tracemalloc.start()
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"^groups: the groups imply 199,990,000 edges \(largest "
+                       r"group: 20,000 samples\), more than the limit of 10,000,000; .*--edges"):
+        edges_from_groups(np.zeros(20_000, dtype=np.int64))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert time.perf_counter() - start < 5 and peak < 50e6
+    assert graph.MAX_GROUP_EDGES == 10_000_000
+    # the limit counts all groups; at the limit the edges are built
+    assert edges_from_groups([1] * 4 + [2] * 3, max_edges=9).shape == (9, 2)
+    with pytest.raises(ValueError, match=r"imply 9 edges \(largest group: 4 samples\), more than "
+                       r"the limit of 8"):
+        edges_from_groups([1] * 4 + [2] * 3, max_edges=8)
+
+
+def test_cli_groups_too_dense(tmp_path, capsys, monkeypatch):
+    from svmrank.cli import ap_classify, ap_learn
+    train = tmp_path / "one_group.dat"
+    rng = np.random.default_rng(0)
+    train.write_text("".join(f"{1 if i % 7 == 0 else -1} qid:3 1:{rng.random():.3f} 2:1 "
+                             f"# img=a\n" for i in range(20_000)))
+    for groups in ("qid", "img"):
+        assert ap_learn.main(["--model", "hob", "--groups", groups, "-v", "0", str(train),
+                              str(tmp_path / "m")]) != 0
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and str(train) in err and "199,990,000 edges" in err, err
+        assert "--edges" in err and not (tmp_path / "m").exists()
+    # svm_ap_classify refuses too (a small model, a lowered limit)
+    small = tmp_path / "small.dat"
+    small.write_text("".join(f"{1 if i % 3 == 0 else -1} 1:{i / 10} 2:1 # img={i % 2}\n"
+                             for i in range(12)))
+    assert ap_learn.main(["--model", "hob", "--groups", "img", "-v", "0", str(small),
+                          str(tmp_path / "hob")]) == 0
+    monkeypatch.setattr(graph, "MAX_GROUP_EDGES", 20)
+    assert ap_classify.main(["--groups", "img", "-v", "0", str(small), str(tmp_path / "hob"),
+                             str(tmp_path / "out")]) != 0
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "imply 30 edges" in err and "--edges" in err, err
+    assert not (tmp_path / "out").exists()
 
 
 def test_edges_from_networkx():

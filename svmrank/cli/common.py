@@ -76,6 +76,10 @@ class StructArgumentParser(argparse.ArgumentParser):
             name = token.split("=", 1)[0] if token.startswith("--") else token[:2]
             if name not in known:
                 raise CLIError(f"unknown option {token}")
+            # (argparse turns an attached '--' into an empty list: -l--, -c=--, --groups=--)
+            attached = token[len(name):].removeprefix("=")
+            if attached == "--":
+                raise CLIError(f"argument {name}: expected a value, got '--'")
         return super().parse_args(args, namespace)
 
 

@@ -3,9 +3,11 @@ import contextlib
 import errno
 import os
 import re
+import signal
 import stat
 import sys
 import tempfile
+import threading
 
 
 def _current_umask():
@@ -115,6 +117,60 @@ def _check_file_name(path):
         raise _cannot_write(path, "not a file name: it ends with a path separator")
 
 
+# SIGTERM and SIGHUP (what batch schedulers, `timeout` and a closed terminal send) end
+# the process without unwinding Python, so they would leave the temporary files behind.
+# While temporary files exist, a signal whose action was the default one removes them
+# and then takes the default action (the process ends by the signal: status 128 + n).
+_CLEANUP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+                         if hasattr(signal, name))
+_pending = {}  # temporary file -> pid of the process that created it
+_previous = {}  # signal -> the handler ours replaced
+_lock = threading.Lock()
+
+
+def _remove_and_die(signum, frame):
+    for tmp, pid in list(_pending.items()):
+        if pid == os.getpid():  # (not a forked child's copy of the parent's list)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+    os._exit(128 + signum)  # (only if the default action did not end the process)
+
+
+@contextlib.contextmanager
+def _signals_blocked():
+    if not _CLEANUP_SIGNALS or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _CLEANUP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _register(tmp):
+    """Called with the signals blocked: remove ``tmp`` on SIGTERM/SIGHUP (handlers are
+    set from the main thread only, and only over the default action: a handler of the
+    caller's or an ignored signal is left alone)."""
+    with _lock:
+        if not _pending and threading.current_thread() is threading.main_thread():
+            for signum in _CLEANUP_SIGNALS:
+                if signal.getsignal(signum) is signal.SIG_DFL:
+                    _previous[signum] = signal.signal(signum, _remove_and_die)
+        _pending[tmp] = os.getpid()
+
+
+def _unregister(tmp):
+    with _lock:
+        _pending.pop(tmp, None)
+        if not _pending and threading.current_thread() is threading.main_thread():
+            for signum, handler in _previous.items():
+                signal.signal(signum, handler)
+            _previous.clear()
+
+
 @contextlib.contextmanager
 def atomic_write(path, mode="w", encoding="utf-8"):
     """Open a temporary file next to ``path``; on success rename it over ``path``.
@@ -124,7 +180,9 @@ def atomic_write(path, mode="w", encoding="utf-8"):
     tools, a symbolic link is written through (the file it points to is replaced) and a
     device or named pipe (/dev/null, /dev/stdout) is written directly. The new file
     keeps the mode of the file it replaces, or gets 0666 minus the umask. Errors are
-    raised as ``OSError`` naming ``path``.
+    raised as ``OSError`` naming ``path``. SIGTERM or SIGHUP during the write (when
+    their action is the default one) removes the temporary file before the process
+    ends by the signal; the previous handlers are restored afterwards.
     """
     path = os.fspath(path)
     _check_file_name(path)
@@ -151,11 +209,13 @@ def atomic_write(path, mode="w", encoding="utf-8"):
     except OSError:
         file_mode = 0o666 & ~_current_umask()
     folder = os.path.dirname(target)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix="-" + os.path.basename(target),
-                                   dir=folder)
-    except OSError as exc:
-        raise _cannot_write(path, exc.strerror or exc) from None
+    with _signals_blocked():  # (no moment where the file exists unregistered)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix="-" + os.path.basename(target),
+                                       dir=folder)
+        except OSError as exc:
+            raise _cannot_write(path, exc.strerror or exc) from None
+        _register(tmp)
     try:
         with _written(os.fdopen(fd, mode, **kwargs), path, sync=True) as fh:
             yield fh
@@ -168,6 +228,8 @@ def atomic_write(path, mode="w", encoding="utf-8"):
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    finally:
+        _unregister(tmp)
 
 
 def _refuse_write_protected(path, target):
