@@ -19,6 +19,7 @@ from svmrank.io.model_file import read_model
 from svmrank.io.svmlight import load_svmlight
 
 from conftest import shared_file
+from test_model_file import SVM_RANK_MODEL, SVM_RANK_W
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAIN, TEST = ROOT / "data_examples" / "rank_train.dat", ROOT / "data_examples" / "rank_test.dat"
@@ -139,31 +140,18 @@ def test_swapped_pairs_matches_brute_force(rows):  # (ties in scores count as sw
     assert rank_classify.swapped_pairs(y, s) == brute_swapped(y, s)
 
 
-SVM_RANK_MODEL = """SVM-light Version V6.20
-0 # kernel type
-3 # kernel parameter -d
-1 # kernel parameter -g
-1 # kernel parameter -s
-1 # kernel parameter -r
-empty# kernel parameter -u
-3 # highest feature index
-4 # number of training documents
-2 # number of support vectors plus 1
-0 # threshold b, each following line is a SV (starting with alpha*y)
-1 1:0.5 2:-1 3:0.25 #
-"""
-
-
 def test_rank_classify_reads_svm_rank_models(tmp_path, capsys):
     model, data, pred = tmp_path / "m", tmp_path / "d", tmp_path / "p"
     model.write_text(SVM_RANK_MODEL)
-    data.write_text("3 qid:1 1:1\n2 qid:1 2:-1\n1 qid:1 3:1\n1 qid:2 1:1 4:9\n0 qid:2 2:1\n"
+    # one feature a line: the scores are the model's weights (feature 7 is beyond it)
+    data.write_text("3 qid:1 1:1\n2 qid:1 5:1\n1 qid:1 3:1\n1 qid:2 1:1 7:9\n0 qid:2 2:1\n"
                     "0 qid:3 1:1\n")
     assert rank_classify.main([str(data), str(model), str(pred)]) == 0
-    assert pred.read_text() == "0.50000000\n1.00000000\n0.25000000\n0.50000000\n" \
-                               "-1.00000000\n0.50000000\n"
-    out = capsys.readouterr().out
-    # query 1: scores 0.5, 1, 0.25 for labels 3, 2, 1: pair (3, 2) swapped of 3
+    w = SVM_RANK_W
+    assert pred.read_text() == "".join(f"{s:.8f}\n" for s in (w[0], w[4], w[2], w[0], w[1], w[0]))
+    out, err = capsys.readouterr()
+    assert "index above the model's highest (6); they are ignored" in err
+    # query 1: labels 3, 2, 1 scored w1 < w5, w3: the pair (3, 2) is swapped, of 3
     assert "Total Num Swappedpairs  :      1" in out
     assert "Average loss on test set: 0.1111" in out  # (1/3 + 0 + 0) / 3
     assert "(2 correct, 1 incorrect, 3 total)" in out

@@ -2,19 +2,17 @@
 svm_rank_learn (Joachims 2006): the pairwise loss over all pairs of different relevance
 within a query, written as an SVM-light V6.20 linear model."""
 import sys
-import time
 
 import numpy as np
 
 from .. import __version__
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
-from ..io.estimator_model import to_model
-from ..io.model_file import write_model
 from ..io.svmlight import load_svmlight
-from .common import CLIError, run
-from .dialects import (UNUSED, USED, Dialect, Option, c_option, e_option,
-                       kernel_options, rescaling_options, solver_settings, verbosity_options)
+from .common import CLIError, fit_and_write, run
+from .dialects import (UNUSED, USED, Dialect, Option, c_option, e_option, kernel_options,
+                       learner_positionals, rescaling_options, solver_settings,
+                       verbosity_options)
 
 # svm_rank_learn's -l: the RankSVM pair_loss of each
 PAIR_LOSSES = {1: "count", 2: "fraction"}
@@ -45,10 +43,7 @@ non-zero status, and queries need not be sorted by qid.
 DIALECT = Dialect(
     "svm_rank_learn", f"svmrank {__version__}: train a linear ranking SVM on SVM-rank's "
     "pairwise loss (SVM-rank V1.00 options).", EPILOG,
-    positionals=[("example_file", dict(help="training data (SVMlight format with qid)")),
-                 ("model_file", dict(nargs="?", default="svm_struct_model",
-                                     help="where to write the learned model (default "
-                                          "svm_struct_model)"))],
+    positionals=learner_positionals("training data (SVMlight format with qid)"),
     options=[
         c_option(None, "C: trade-off between training error and margin (required, as "
                        "for svm_rank_learn)"),
@@ -131,20 +126,7 @@ def learn(argv):
         raise ValueError(f"{args.example_file}: no query has two examples of different "
                          "labels: there is no pair to rank")
     estimator = make_estimator(args, pairs)
-    start = time.perf_counter()
-    try:
-        estimator.fit(X, y, qid=qid)
-    except ValueError as exc:  # the data cannot be trained on: say which file
-        raise ValueError(f"{args.example_file}: {exc}") from None
-    elapsed = time.perf_counter() - start
-    write_model(args.model_file, to_model(estimator, n_train=X.shape[0]))
-    if args.v >= 1:
-        r = estimator.result_
-        print(f"{'Converged' if r.converged else 'Stopped (not converged)'} after "
-              f"{r.n_iter} iteration{'s' * (r.n_iter != 1)}, {r.n_constraints} "
-              f"constraint{'s' * (r.n_constraints != 1)}; objective "
-              f"{r.primal_objective:.8g}, duality gap {r.duality_gap:.3g}; "
-              f"{elapsed:.2f}s.\nWriting learned model...done", flush=True)
+    fit_and_write(estimator, X, y, args, "Writing learned model...done", qid=qid)
     return 0
 
 
