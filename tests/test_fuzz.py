@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from svmrank.cli import ap_learn, topk_learn
+from svmrank.cli import ap_learn, light_learn, rank_learn, topk_learn
 from svmrank.cli.common import CLIError
 from svmrank.exceptions import InputFormatError
 from svmrank.io import read_model, read_multiclass_model
@@ -219,7 +219,7 @@ def parse_outcome(script, argv):
             return "help"
 
 
-@pytest.mark.parametrize("script", [ap_learn, topk_learn])
+@pytest.mark.parametrize("script", [ap_learn, topk_learn, rank_learn, light_learn])
 def test_fuzz_option_parsers(fuzz_count, script, monkeypatch):
     build = script.build_parser
     parser = build()
