@@ -40,7 +40,8 @@ its epsilon to -e (epsilon_perf / 100).
 C times the squared norm of a cutting plane (about that of an example) must stay
 below 1e18, what float64 training resolves: a larger C or larger features are refused
 (scaling the features by s acts as multiplying C by s^2).
-With -l 2 the problem is 1/2|w|^2 + (C/n) sum_i hinge_i: SVM-light's C is C/n. Lines with qid:N form
+With -l 2 the problem is 1/2|w|^2 + (C/n) sum_i hinge_i: SVM-light's C is C/n; it
+ignores qid (a warning says so: svm_rank_learn ranks within queries). Lines with qid:N form
 queries: one ranking each, the loss averaged over queries; queries without a
 relevant (label > 0) or without a non-relevant example are skipped with a warning.
 
