@@ -18,8 +18,8 @@ from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .._validation import query_segments
 from ..metrics import average_precision, is_ranked, ndcg, roc_auc
-from .common import (CLIError, StructArgumentParser, add_verbosity_options, check_verbosity,
-                     nonempty, refuse_overflowing_rows, run)
+from .common import (CLIError, StructArgumentParser, add_plot_options, add_verbosity_options,
+                     check_verbosity, nonempty, plot_if_asked, refuse_overflowing_rows, run)
 
 _LOSS_MEASURES = {"ap": ("1 - AP", average_precision), "ndcg": ("1 - NDCG, binary relevance", ndcg),
                   "roc": ("1 - ROC area", roc_auc)}
@@ -39,6 +39,8 @@ def build_parser():
     p.add_argument("output_file", nargs="?", default="svm_predictions",
                    help="where to write the scores (default svm_predictions)")
     add_verbosity_options(p, "verbosity: 0 quiet, 1 statistics (default 1)")
+    add_plot_options(p, "the precision-recall curve (the mean over queries with a band, "
+                        "when there are several)")
     p.add_argument("-f", type=int, default=1, metavar="1",
                    help="output format: 1 = value of the decision function (the only one)")
     p.add_argument("--d", dest="perf_d", type=float, default=None, help=argparse.SUPPRESS)
@@ -113,6 +115,8 @@ def classify(argv):
                       "exact scores", UserWarning, stacklevel=2)
     with atomic_write(args.output_file) as fh:
         fh.write("".join(f"{s:.8f}\n" for s in scores.tolist()))
+    plot_if_asked(args, "pr_curve", y, scores, qid, kind="mean" if len(np.unique(qid)) > 1
+                  else "overall")
     if args.v >= 1:
         print(summary(y, scores, qid if (qid != 0).any() else None, info.get("loss"),
                       runtime), flush=True)

@@ -20,7 +20,8 @@ from ..io.svmlight import load_svmlight
 from .common import (CLIError, StructArgumentParser, add_kernel_option, add_perf_settings,
                      add_solver_settings, add_verbosity_options, check_kernel,
                      check_perf_settings, check_solver_settings, check_verbosity,
-                     nonempty, positive_float, run, strict_int)
+                     nonempty, plot_if_asked, positive_float, run, stop_if_interrupted,
+                     strict_int, add_plot_options)
 
 # SVM-perf's -l numbers where they overlap, plus names
 LOSS_CODES = {"2": "error", "10": "roc", "11": "ap", "ap": "ap", "ndcg": "ndcg", "roc": "roc",
@@ -75,6 +76,7 @@ def build_parser():
                              "and a summary (default 1); with --latent 1 prints the summary "
                              "and 2 adds a line per CCCP iteration; with --model hoap 1 "
                              "prints a line per CCCP iteration")
+    add_plot_options(p, "the training curves", learner=True)
     p.add_argument("-#", dest="max_iter", type=int, default=100000, metavar="int",
                    help="maximum cutting-plane iterations (default 100000; SVM-struct's -# "
                         "bounds its inner QP solver, which here is exact)")
@@ -276,10 +278,14 @@ def learn(argv):
     except ValueError as exc:  # the data cannot be trained on: say which file
         raise ValueError(f"{args.example_file}: {exc}") from None
     elapsed = time.perf_counter() - start
+    stop_if_interrupted(args, estimator)
+    plot_if_asked(args, "training_curves", estimator)
     write_model(args.model_file, to_model(estimator, n_train=X.shape[0]))
     if args.v >= 1:
         r = estimator.result_
-        print(f"{'Converged' if r.converged else 'Stopped at -# (not converged)'} after "
+        status = ("Converged" if r.converged else "Interrupted (not converged)"
+                  if getattr(estimator, "interrupted_", False) else "Stopped at -# (not converged)")
+        print(f"{status} after "
               f"{r.n_iter} iteration{'s' * (r.n_iter != 1)}, {r.n_constraints} "
               f"constraint{'s' * (r.n_constraints != 1)}; objective "
               f"{r.primal_objective:.8g}, duality gap {r.duality_gap:.3g}, slack {r.xi:.6g}; "

@@ -169,6 +169,46 @@ def check_kernel(args):
         raise CLIError(f"-t {args.t} is not supported: only linear models (-t 0)")
 
 
+def add_plot_options(parser, what, learner=False):
+    """``--plot FILE.png`` (a figure of ``what``, needs svmrank[plot]) and, for a learner,
+    ``--save-on-interrupt`` (write the model reached when Ctrl-C stops training)."""
+    parser.add_argument("--plot", type=nonempty("a file name"), default=None,
+                        metavar="FILE.png", help=f"also write a figure of {what} (needs "
+                                                 "matplotlib: pip install 'svmrank[plot]')")
+    if learner:
+        parser.add_argument("--save-on-interrupt", dest="save_on_interrupt",
+                            action="store_true",
+                            help="on Ctrl-C, write the best model reached so far (default: "
+                                 "exit 130 without writing a model)")
+
+
+def stop_if_interrupted(args, estimator):
+    """After a fit that Ctrl-C ended (the estimator keeps its best point): raise
+    KeyboardInterrupt (exit 130, no model written) unless ``--save-on-interrupt``."""
+    if getattr(estimator, "interrupted_", False) and not args.save_on_interrupt:
+        raise KeyboardInterrupt
+
+
+def plot_if_asked(args, function, *plot_args, **kwargs):
+    """:func:`write_plot` to ``--plot`` FILE when it was given."""
+    if getattr(args, "plot", None):
+        write_plot(args.plot, function, *plot_args, **kwargs)
+
+
+def write_plot(path, function, *args, **kwargs):
+    """Draw a figure with ``svmrank.plot.<function>(*args, ax=..., **kwargs)`` and save
+    it atomically to ``path`` (its format from the file name's extension, png by
+    default)."""
+    from .. import plot  # (matplotlib only when --plot is given)
+    from ..io.atomic import atomic_write
+    figure = plot.new_figure()
+    getattr(plot, function)(*args, ax=figure.add_subplot(), **kwargs)
+    figure.tight_layout()
+    suffix = os.path.splitext(path)[1].lstrip(".") or "png"
+    with atomic_write(path, "wb") as fh:
+        figure.savefig(fh, format=suffix)
+
+
 def _is_number(token):
     return bool(_FLOAT.fullmatch(token.strip()))
 
@@ -270,8 +310,9 @@ def run(main, argv=None, prog=None):
     stdout = sys.stdout
     if stdout is not None:  # (None: started with stdout closed; print() then does nothing)
         sys.stdout = _ReaderGone(stdout)
+    from ..progress import plain_lines  # (verbose lines stay SVM-struct's on a terminal)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), plain_lines():
             warnings.showwarning = one_line
             return main(argv) or 0
     except CLIError as exc:

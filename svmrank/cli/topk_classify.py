@@ -12,8 +12,8 @@ from ..io.atomic import atomic_write, check_writable
 from ..io.multiclass_model import format_label, read_multiclass_model
 from ..io.svmlight import parse_svmlight_bytes
 from ..metrics import top_k_accuracies
-from .common import (StructArgumentParser, add_verbosity_options, check_verbosity,
-                     refuse_overflowing_rows, run)
+from .common import (StructArgumentParser, add_plot_options, add_verbosity_options,
+                     check_verbosity, plot_if_asked, refuse_overflowing_rows, run)
 
 EPILOG = """\
 Each output line holds the predicted label and the score of every class, in the
@@ -36,6 +36,7 @@ def build_parser():
     p.add_argument("--ignore-extra-features", action="store_true",
                    help="drop features beyond the model's instead of failing")
     add_verbosity_options(p, "verbosity: 0 quiet, 1 statistics (default 1)")
+    add_plot_options(p, "the top-k accuracy against k")
     return p
 
 
@@ -60,6 +61,7 @@ def classify(argv):
     with atomic_write(args.output_file) as fh:
         fh.write("".join(labels[j] + "".join(f" {s:f}" for s in row) + "\n"
                          for j, row in zip(best.tolist(), scores.tolist())))
+    plot_if_asked(args, "topk_accuracy", {args.model_file: (scores, model.classes)}, y=y)
     if args.v >= 1:
         print(summary(y, scores, model.classes, runtime), flush=True)
     return 0
