@@ -31,7 +31,7 @@ not SVM-struct's -k (constraints cached for -w 0/1), which has no use here:
   --loss beta   mean of the k largest max(0, margin violation)
 Objectives printed (-v 1 summary, -v 2 gap checks) are on that same scale. A C that
 works is much larger than LinearSVC's: on letter (15,000 examples) -c 1e5 is
-TopKSVM(C=0.067); -c 1 would be C=7e-7, a nearly constant model.
+TopKSVM(C=0.067), 70% top-1 accuracy; -c 1 is C=6.7e-7, weights near 0 and 61%.
 -e is the relative duality gap (P - D) / max(|P|, |D|) at which Prox-SDCA stops,
 not SVM-struct's constraint tolerance. -# caps the epochs (passes over the data).
 
