@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import InputTags, TargetTags
+from sklearn.utils.metadata_routing import UNUSED
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._validation import check_int, check_matrix, check_positive, check_vector, check_verbose
@@ -19,6 +20,8 @@ from ..progress import Monitor
 # routing, so that a search hands each fold its own rows of them. The others (edges)
 # are requested only with set_<method>_request, since scikit-learn passes them whole.
 PER_SAMPLE_METADATA = ("qid", "bags", "known")
+# fit options that are not metadata: never routed (a search would hand them on whole)
+FIT_OPTIONS = ("eval_set", "early_stopping_rounds")
 ROUTED_METHODS = ("fit", "score", "predict", "decision_function")
 
 
@@ -33,6 +36,7 @@ class SvmrankEstimator(BaseEstimator):
             if callable(getattr(cls, method, None)):
                 names = inspect.signature(getattr(cls, method)).parameters
                 requests = {n: True for n in names if n in PER_SAMPLE_METADATA}
+                requests.update({n: UNUSED for n in names if n in FIT_OPTIONS})
                 setattr(cls, f"_{cls.__name__}__metadata_request__{method}", requests)
         super().__init_subclass__(**kwargs)
 
