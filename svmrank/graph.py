@@ -32,6 +32,7 @@ from ._validation import parse_small_int
 from .exceptions import InputFormatError
 
 __all__ = ["MAX_GROUP_EDGES", "edges_from_file", "edges_from_groups", "edges_from_networkx", "group_keys", "check_edges",
+           "subgraph_edges",
            "max_score_labelling", "max_marginals", "labelling_score"]
 
 
@@ -75,6 +76,44 @@ def check_edges(edges, n_samples, name="edges"):
     if loops.size:
         raise ValueError(f"{name}: edge {loops[0]} is a self loop on row {arr[loops[0], 0]}")
     return arr
+
+
+def subgraph_edges(edges, rows):
+    """The edges between the given rows, renumbered as rows of ``X[rows]``.
+
+    Use it to split a graph with its samples: ``X[train]`` goes with
+    ``subgraph_edges(edges, train)``; edges with an end outside ``rows`` are dropped.
+
+    Parameters
+    ----------
+    edges : array-like of int, shape (E, 2)
+        0-based row numbers of the full data.
+    rows : array-like of int (distinct row numbers) or boolean mask
+        The rows kept, in their new order.
+
+    Returns
+    -------
+    ndarray of int64, shape (E', 2)
+        Each kept edge (u, v) as (position of u in rows, position of v in rows), in the
+        input order of the edges.
+    """
+    rows = np.asarray(rows)
+    if rows.dtype == bool:
+        rows = np.flatnonzero(rows)
+    elif rows.size and rows.dtype.kind not in "iu":
+        raise ValueError(f"rows: expected row numbers or a boolean mask, got dtype {rows.dtype}")
+    rows = rows.astype(np.int64).ravel()
+    if rows.size and rows.min() < 0:
+        raise ValueError(f"rows: row numbers must be >= 0, got {rows.min()}")
+    if np.unique(rows).size != rows.size:
+        raise ValueError("rows: a row number is repeated")
+    arr = np.asarray(edges)
+    n = int(max(rows.max() + 1 if rows.size else 0, arr.max() + 1 if arr.size else 0))
+    edges = check_edges(edges, n)
+    position = np.full(n, -1, dtype=np.int64)
+    position[rows] = np.arange(rows.size)
+    mapped = position[edges]
+    return np.ascontiguousarray(mapped[(mapped >= 0).all(axis=1)])
 
 
 def canonical_edges(edges, n=None):

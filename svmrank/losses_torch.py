@@ -11,7 +11,12 @@ It also works under ``torch.func`` (``grad``, ``vjp``, ``jvp``/``jacfwd``, ``vma
 over a batch of score vectors, one loss each).
 """
 import numpy as np
-import torch
+
+try:
+    import torch
+except ImportError as exc:  # (the extra is optional: say how to get it)
+    raise ImportError("svmrank.losses_torch needs PyTorch: pip install 'svmrank[torch]' "
+                      f"(import torch failed: {exc})") from exc
 
 from .inference import structured_hinge
 

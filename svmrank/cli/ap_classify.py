@@ -17,8 +17,8 @@ from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .._validation import query_segments
 from ..metrics import average_precision, is_ranked, ndcg, roc_auc
-from .common import CLIError, nonempty, refuse_overflowing_rows, run
-from .dialects import (UNUSED, USED, Dialect, Option, classifier_positionals,
+from .common import CLIError, nonempty, plot_if_asked, refuse_overflowing_rows, run
+from .dialects import (UNUSED, USED, Dialect, Option, classifier_positionals, plot_options,
                        verbosity_options)
 
 _LOSS_MEASURES = {"ap": ("1 - AP", average_precision), "ndcg": ("1 - NDCG, binary relevance", ndcg),
@@ -38,6 +38,8 @@ DIALECT = Dialect(
     learner=False,
     options=[
         *verbosity_options("verbosity: 0 quiet, 1 statistics (default 1)"),
+        *plot_options("the precision-recall curve (the mean over queries with a band, "
+                      "when there are several)"),
         Option("-f", USED, type=int, default=1, metavar="1", only=(1,),
                refuse="{flag} {value} is not supported: only -f 1 (decision values)",
                help="output format: 1 = value of the decision function (the only one)"),
@@ -114,6 +116,8 @@ def classify(argv):
                       "exact scores", UserWarning, stacklevel=2)
     with atomic_write(args.output_file) as fh:
         fh.write("".join(f"{s:.8f}\n" for s in scores.tolist()))
+    plot_if_asked(args, "pr_curve", y, scores, qid, kind="mean" if len(np.unique(qid)) > 1
+                  else "overall")
     if args.v >= 1:
         print(summary(y, scores, qid if (qid != 0).any() else None, info.get("loss"),
                       runtime), flush=True)

@@ -17,9 +17,10 @@ from ..io.atomic import check_writable
 from ..io.estimator_model import to_model
 from ..io.model_file import write_model
 from ..io.svmlight import load_svmlight
-from .common import CLIError, nonempty, positive_float, run, strict_int, training_summary
+from .common import (CLIError, nonempty, plot_if_asked, positive_float, run, stop_if_interrupted,
+                     strict_int, training_summary)
 from .dialects import (PERF_SETTINGS, USED, Dialect, Option, c_option, e_option,
-                       kernel_options, learner_positionals, rescaling_options,
+                       kernel_options, learner_positionals, plot_options, rescaling_options,
                        solver_settings, verbosity_options)
 
 # SVM-perf's -l numbers where they overlap, plus names
@@ -77,6 +78,7 @@ DIALECT = Dialect(
                            "and a summary (default 1); with --latent 1 prints the summary "
                            "and 2 adds a line per CCCP iteration; with --model hoap 1 "
                            "prints a line per CCCP iteration"),
+        *plot_options("the training curves", learner=True),
         Option("-#", USED, dest="max_iter", type=int, default=100000, metavar="int",
                check=lambda v: (f"-#: expected a positive number of iterations, got {v}"
                                 if v < 1 else None),
@@ -277,9 +279,13 @@ def learn(argv):
     except ValueError as exc:  # the data cannot be trained on: say which file
         raise ValueError(f"{args.example_file}: {exc}") from None
     elapsed = time.perf_counter() - start
+    stop_if_interrupted(args, estimator)
+    plot_if_asked(args, "training_curves", estimator)
     write_model(args.model_file, to_model(estimator, n_train=X.shape[0]))
     if args.v >= 1:
-        print(f"{training_summary(estimator.result_, elapsed)}\n"
+        summary = training_summary(estimator.result_, elapsed,
+                                   interrupted=getattr(estimator, "interrupted_", False))
+        print(f"{summary}\n"
               f"Writing model file {args.model_file}... done", flush=True)
     return 0
 

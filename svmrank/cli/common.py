@@ -101,10 +101,14 @@ def _drop_shrinking_option(args):
     return kept
 
 
-def training_summary(result, elapsed, stopped="Stopped at -# (not converged)"):
-    """The cutting-plane learners' summary line of a fit's ``result_``."""
+def training_summary(result, elapsed, stopped="Stopped at -# (not converged)",
+                     interrupted=False):
+    """The cutting-plane learners' summary line of a fit's ``result_`` (``interrupted``:
+    Ctrl-C ended it)."""
     r = result
-    return (f"{'Converged' if r.converged else stopped} after "
+    status = ("Converged" if r.converged else "Interrupted (not converged)" if interrupted
+              else stopped)
+    return (f"{status} after "
             f"{r.n_iter} iteration{'s' * (r.n_iter != 1)}, {r.n_constraints} "
             f"constraint{'s' * (r.n_constraints != 1)}; objective "
             f"{r.primal_objective:.8g}, duality gap {r.duality_gap:.3g}, slack {r.xi:.6g}; "
@@ -125,10 +129,40 @@ def fit_and_write(estimator, X, y, args, written, **fit_kwargs):
     except ValueError as exc:  # the data cannot be trained on: say which file
         raise ValueError(f"{args.example_file}: {exc}") from None
     elapsed = time.perf_counter() - start
+    stop_if_interrupted(args, estimator)
+    plot_if_asked(args, "training_curves", estimator)
     write_model(args.model_file, to_model(estimator, n_train=X.shape[0]))
     if args.v >= 1:
-        print(f"{training_summary(estimator.result_, elapsed, 'Stopped (not converged)')}\n"
-              f"{written}", flush=True)
+        summary = training_summary(estimator.result_, elapsed, "Stopped (not converged)",
+                                   getattr(estimator, "interrupted_", False))
+        print(f"{summary}\n{written}", flush=True)
+
+
+def stop_if_interrupted(args, estimator):
+    """After a fit that Ctrl-C ended (the estimator keeps its best point): raise
+    KeyboardInterrupt (exit 130, no model written) unless ``--save-on-interrupt``."""
+    if getattr(estimator, "interrupted_", False) and not args.save_on_interrupt:
+        raise KeyboardInterrupt
+
+
+def plot_if_asked(args, function, *plot_args, **kwargs):
+    """:func:`write_plot` to ``--plot`` FILE when it was given."""
+    if getattr(args, "plot", None):
+        write_plot(args.plot, function, *plot_args, **kwargs)
+
+
+def write_plot(path, function, *args, **kwargs):
+    """Draw a figure with ``svmrank.plot.<function>(*args, ax=..., **kwargs)`` and save
+    it atomically to ``path`` (its format from the file name's extension, png by
+    default)."""
+    from .. import plot  # (matplotlib only when --plot is given)
+    from ..io.atomic import atomic_write
+    figure = plot.new_figure()
+    getattr(plot, function)(*args, ax=figure.add_subplot(), **kwargs)
+    figure.tight_layout()
+    suffix = os.path.splitext(path)[1].lstrip(".") or "png"
+    with atomic_write(path, "wb") as fh:
+        figure.savefig(fh, format=suffix)
 
 
 def _is_number(token):
@@ -232,8 +266,9 @@ def run(main, argv=None, prog=None):
     stdout = sys.stdout
     if stdout is not None:  # (None: started with stdout closed; print() then does nothing)
         sys.stdout = _ReaderGone(stdout)
+    from ..progress import plain_lines  # (verbose lines stay SVM-struct's on a terminal)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), plain_lines():
             warnings.showwarning = one_line
             return main(argv) or 0
     except CLIError as exc:

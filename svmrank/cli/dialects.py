@@ -26,7 +26,7 @@ import argparse
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from .common import CLIError, StructArgumentParser, positive_float
+from .common import CLIError, StructArgumentParser, nonempty, positive_float
 
 USED, UNUSED, REFUSED = "used", "unused", "refused"
 
@@ -179,6 +179,20 @@ SHARED_OPTIONS = []
 def _at_least(flag, low, what):
     return lambda value: (f"{flag}: expected {what} >= {low}, got {value}"
                           if value < low else None)
+
+
+def plot_options(what, learner=False):
+    """svmrank's ``--plot FILE.png`` (a figure of ``what``, needs svmrank[plot]) and, for
+    a learner, ``--save-on-interrupt`` (write the model reached when Ctrl-C stops
+    training)."""
+    options = [Option("--plot", USED, type=nonempty("a file name"), metavar="FILE.png",
+                      help=f"also write a figure of {what} (needs matplotlib: pip install "
+                           "'svmrank[plot]')")]
+    if learner:
+        options.append(Option("--save-on-interrupt", USED, flag_only=True, default=False,
+                              help="on Ctrl-C, write the best model reached so far "
+                                   "(default: exit 130 without writing a model)"))
+    return options
 
 
 def verbosity_options(v_help, y_help="svm_light's verbosity (accepted, unused)"):

@@ -11,7 +11,7 @@ from ..io.atomic import check_writable
 from ..io.svmlight import load_svmlight
 from .common import example_place, fit_and_write, positive_float, run
 from .dialects import (REFUSED, UNUSED, USED, Dialect, Option, e_option, kernel_options,
-                       learner_positionals, solver_settings)
+                       learner_positionals, plot_options, solver_settings)
 
 EPILOG = """\
 -c is SVM-light's C: the problem is 1/2|w|^2 + C sum_i hinge_i, BinarySVM(C = c * n)
@@ -75,6 +75,7 @@ DIALECT = Dialect(
         Option("-v", USED, type=int, default=1, metavar="[0..3]",
                check=lambda v: f"-v: expected a verbosity level >= 0, got {v}" if v < 0 else None,
                help="verbosity: 0 quiet, 1 a summary (default 1)"),
+        *plot_options("the training curves", learner=True),
     ])
 
 

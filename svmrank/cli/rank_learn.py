@@ -11,8 +11,8 @@ from ..io.atomic import check_writable
 from ..io.svmlight import load_svmlight
 from .common import CLIError, fit_and_write, run
 from .dialects import (UNUSED, USED, Dialect, Option, c_option, e_option, kernel_options,
-                       learner_positionals, rescaling_options, solver_settings,
-                       verbosity_options)
+                       learner_positionals, plot_options, rescaling_options,
+                       solver_settings, verbosity_options)
 
 # svm_rank_learn's -l: the RankSVM pair_loss of each
 PAIR_LOSSES = {1: "count", 2: "fraction"}
@@ -68,6 +68,7 @@ DIALECT = Dialect(
         Option("-#", UNUSED, dest="qp_iterations", type=int, metavar="int"),
         *verbosity_options("verbosity: 0 quiet, 1 one line per cutting-plane iteration "
                            "and a summary (default 1)"),
+        *plot_options("the training curves", learner=True),
     ])
 
 

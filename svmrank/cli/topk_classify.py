@@ -12,8 +12,9 @@ from ..io.atomic import atomic_write, check_writable
 from ..io.multiclass_model import format_label, read_multiclass_model
 from ..io.svmlight import parse_svmlight_bytes
 from ..metrics import top_k_accuracies
-from .common import refuse_overflowing_rows, run
-from .dialects import USED, Dialect, Option, classifier_positionals, verbosity_options
+from .common import plot_if_asked, refuse_overflowing_rows, run
+from .dialects import (USED, Dialect, Option, classifier_positionals, plot_options,
+                       verbosity_options)
 
 EPILOG = """\
 Each output line holds the predicted label and the score of every class, in the
@@ -36,6 +37,7 @@ DIALECT = Dialect(
         Option("--ignore-extra-features", USED, flag_only=True, default=False,
                help="drop features beyond the model's instead of failing"),
         *verbosity_options("verbosity: 0 quiet, 1 statistics (default 1)"),
+        *plot_options("the top-k accuracy against k"),
     ])
 
 
@@ -64,6 +66,7 @@ def classify(argv):
     with atomic_write(args.output_file) as fh:
         fh.write("".join(labels[j] + "".join(f" {s:f}" for s in row) + "\n"
                          for j, row in zip(best.tolist(), scores.tolist())))
+    plot_if_asked(args, "topk_accuracy", {args.model_file: (scores, model.classes)}, y=y)
     if args.v >= 1:
         print(summary(y, scores, model.classes, runtime), flush=True)
     return 0

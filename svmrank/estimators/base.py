@@ -1,21 +1,27 @@
 """What the estimators share: scikit-learn's base classes with svmrank's metadata
 requests and validation, the linear decision function, binary labels, and the
 bookkeeping of the cutting-plane and CCCP families."""
+import contextlib
 import inspect
 import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import InputTags, TargetTags
+from sklearn.utils.metadata_routing import UNUSED
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._validation import check_int, check_matrix, check_positive, check_vector, check_verbose
 from ..learners.cutting_plane import cutting_plane
+from ..metrics import mean_over_ranked_queries
+from ..progress import Monitor
 
 # Metadata with one entry per sample: requested by default under scikit-learn's metadata
 # routing, so that a search hands each fold its own rows of them. The others (edges)
 # are requested only with set_<method>_request, since scikit-learn passes them whole.
 PER_SAMPLE_METADATA = ("qid", "bags", "known")
+# fit options that are not metadata: never routed (a search would hand them on whole)
+FIT_OPTIONS = ("eval_set", "early_stopping_rounds")
 ROUTED_METHODS = ("fit", "score", "predict", "decision_function")
 
 
@@ -30,6 +36,7 @@ class SvmrankEstimator(BaseEstimator):
             if callable(getattr(cls, method, None)):
                 names = inspect.signature(getattr(cls, method)).parameters
                 requests = {n: True for n in names if n in PER_SAMPLE_METADATA}
+                requests.update({n: UNUSED for n in names if n in FIT_OPTIONS})
                 setattr(cls, f"_{cls.__name__}__metadata_request__{method}", requests)
         super().__init_subclass__(**kwargs)
 
@@ -142,23 +149,90 @@ class CuttingPlaneEstimator(SvmrankEstimator):
         check_int(self.max_iter, "max_iter")
         check_verbose(self.verbose)
 
-    def _solve(self, problem, **learner_options):
-        """The learner's result on ``problem`` at the estimator's C, ε and iteration cap
-        (``verbose`` too unless given)."""
-        options = {"verbose": self.verbose, **learner_options}
-        return cutting_plane(problem, float(self.C), float(self.epsilon),
-                             max_iter=int(self.max_iter), **options)
+    @contextlib.contextmanager
+    def _monitoring(self, **monitor_options):
+        """One :class:`~svmrank.progress.Monitor` for every solve of a fit (the CCCP
+        rounds, say), showing progress at the estimator's ``verbose`` unless given."""
+        options = {"verbose": check_verbose(self.verbose), **monitor_options}
+        self._monitor = Monitor(**options)
+        try:
+            yield self._monitor
+        finally:
+            self._monitor.close()
+            del self._monitor
 
-    def _run(self, problem, **learner_options):
-        """:meth:`_solve`, keeping the learner's report as fitted attributes."""
-        result = self._solve(problem, **learner_options)
+    def _solve(self, problem, **learner_options):
+        """The learner's result on ``problem`` at the estimator's C, ε and iteration cap,
+        reporting to the fit's monitor (or to one of its own, which shows the
+        estimator's ``verbose`` progress; the learner's own lines when ``verbose`` is
+        given). Its iterations are kept as ``trace_``."""
+        monitor = getattr(self, "_monitor", None)
+        own = monitor is None
+        if own:
+            monitor = Monitor(verbose=0 if "verbose" in learner_options
+                              else check_verbose(self.verbose))
+        options = {"verbose": 0, **learner_options}
+        try:
+            return cutting_plane(problem, float(self.C), float(self.epsilon),
+                                 max_iter=int(self.max_iter), monitor=monitor, **options)
+        finally:
+            if own:
+                monitor.close()
+            self.trace_ = monitor.records
+
+    def _run(self, problem, monitor_options=None, **learner_options):
+        """:meth:`_solve` (under a monitor with ``monitor_options`` when given: see
+        :meth:`_eval_options`), keeping the learner's report as fitted attributes. With
+        early stopping the result's w is that of the best validation score."""
+        if monitor_options is None:
+            result = self._solve(problem, **learner_options)
+        else:
+            with self._monitoring(**monitor_options) as monitor:
+                result = self._solve(problem, **learner_options)
+            if monitor.stopped_early:
+                result.w = monitor.best_w
+            self.best_iteration_ = monitor.best_iteration
+            self.best_score_ = monitor.best_score
         self._keep_report(result)
         return result
+
+    def _eval_options(self, eval_set, early_stopping_rounds, measure, name, n_features,
+                      intercept=lambda w: 0.0):
+        """Monitor options that score ``eval_set = (X_val, y_val[, qid_val])`` after every
+        iteration: the mean of ``measure(y_q, s_q)`` over its ranked queries, recorded as
+        ``"valid_" + name``, with scores ``X_val @ w[:n_features] + intercept(w)``; None
+        without an eval_set."""
+        if eval_set is None:
+            if early_stopping_rounds is not None:
+                raise ValueError("early_stopping_rounds: needs an eval_set to score")
+            return None
+        if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
+            raise ValueError("eval_set: expected a tuple (X_val, y_val) or (X_val, y_val, "
+                             "qid_val)")
+        X_val = check_matrix(eval_set[0], "eval_set X_val")
+        if X_val.shape[1] != n_features:
+            raise ValueError(f"eval_set X_val: has {X_val.shape[1]} features, but the training "
+                             f"X has {n_features}")
+        y_val = check_vector(self._relevance(eval_set[1]), "eval_set y_val", n=X_val.shape[0])
+        qid_val = eval_set[2] if len(eval_set) == 3 else None
+        if early_stopping_rounds is not None:
+            check_int(early_stopping_rounds, "early_stopping_rounds")
+
+        def evaluate(w):
+            scores = np.asarray(X_val @ w[:n_features]).ravel() + intercept(w)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # (no ranked query: NaN)
+                return mean_over_ranked_queries(measure, y_val, scores, qid_val)
+
+        return {"evaluate": evaluate, "eval_name": f"valid_{name}",
+                "early_stopping_rounds": early_stopping_rounds}
 
     def _keep_report(self, result):
         if result.converged:  # (a stopped run has its ConvergenceWarning)
             warn_if_zero(result.w, type(self).__name__, self.C)
         self.result_ = result
+        self.converged_ = result.converged
+        self.interrupted_ = result.interrupted
         self.n_iter_ = result.n_iter
         self.n_constraints_ = result.n_constraints
         self.objective_ = result.primal_objective
@@ -172,6 +246,7 @@ class CuttingPlaneEstimator(SvmrankEstimator):
         self.n_outer_iter_ = outcome.n_iter
         self.history_ = list(outcome.history)
         self.converged_ = outcome.converged
+        self.interrupted_ = outcome.interrupted
         self.n_iter_ = sum(r.n_iter for r in solves)
 
 
@@ -182,6 +257,26 @@ def warn_if_zero(w, owner, C):
                       "too small, the data may carry no signal, or (latent models) the "
                       "initialisation may be degenerate (try init='instances')",
                       UserWarning, stacklevel=4)
+
+
+# losses that use graded labels as they are (no binarisation by label > 0)
+GRADED_LOSSES = ("pairs", "ndcg")
+
+
+def warn_binarised_labels(classes, loss, owner):
+    """One UserWarning when a ranker is given more than two distinct labels for a loss
+    that only sees relevance ``label > 0`` (none for a loss in ``GRADED_LOSSES``)."""
+    name = getattr(loss, "name", loss)
+    if len(classes) <= 2 or name in GRADED_LOSSES:
+        return
+    try:
+        relevant = np.asarray(classes).astype(np.float64) > 0
+    except (TypeError, ValueError):
+        return  # (labels that are not numbers are refused elsewhere)
+    warnings.warn(f"y: {len(classes)} distinct labels, but {owner}(loss={name!r}) uses binary "
+                  f"relevance: labels > 0 ({int(relevant.sum())} of them) count as relevant "
+                  "and the others as not; use a graded loss (loss='ndcg' or 'pairs') to "
+                  "use the grades", UserWarning, stacklevel=3)
 
 
 def refuse_sample_weight(sample_weight, owner):

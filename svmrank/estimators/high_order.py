@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_int, check_positive, check_vector
+from ..graph import max_marginals as graph_max_marginals
 from ..graph import max_score_labelling
 from ..learners.cccp import cccp
 from ..metrics import average_precision, mean_over_ranked_queries
@@ -44,6 +45,11 @@ class _HighOrderEstimator(CuttingPlaneEstimator):
         """Features of (X, edges) in the layout of the fit (η, pairwise features and
         bias as they were then, whatever set_params did since)."""
         X = self._validate_X(X, reset=False)
+        if edges is None and np.any(self.pairwise_coef_):
+            warnings.warn(f"{type(self).__name__} was trained with a pairwise term "
+                          f"(pairwise_coef_ is not 0) but no edges were given: the samples "
+                          "are unlinked and only the unary part scores them; pass edges=",
+                          UserWarning, stacklevel=3)
         f = self._features(X, edges, getattr(self, "layout_", None))
         w2 = self.coef_[f.pairwise_slice]
         if (w2 > 0).any():  # (fit keeps w₂ ≤ 0; edge weights would be clipped to 0)
@@ -69,6 +75,12 @@ class _HighOrderEstimator(CuttingPlaneEstimator):
         """Ranking scores s_i = m_i⁺ − m_i⁻ of the rows of X linked by ``edges``."""
         f = self._test_features(X, edges)
         return f.ranking_scores(self.coef_)
+
+    def max_marginals(self, X, edges=None):
+        """Max-marginals (m⁻, m⁺) of the rows of X linked by ``edges``: the best score of
+        a labelling with y_i = 0 and with y_i = 1 (their difference ranks, eq. 11)."""
+        f = self._test_features(X, edges)
+        return graph_max_marginals(f.unary(self.coef_), f.pairs, f.edge_weights(self.coef_))
 
     def predict(self, X, edges=None):
         """The labelling of largest score (one graph cut), as 0/1 integers."""
@@ -247,8 +259,10 @@ class HOAPSVM(_HighOrderEstimator):
             solves.append(res)
             return res.w, res.primal_objective
 
-        result = cccp(impute, solve, w0=w0, tol=float(self.cccp_tol),
-                      max_iter=int(self.cccp_max_iter), verbose=self.verbose)
+        with self._monitoring(verbose=0) as monitor:  # (CCCP prints its own lines)
+            result = cccp(impute, solve, w0=w0, tol=float(self.cccp_tol),
+                          max_iter=int(self.cccp_max_iter), verbose=self.verbose,
+                          monitor=monitor)
         self._keep_cccp_report(result, solves)
         self.init_coef_ = w0
         if not np.any(result.w[:k] - result.w[k:2 * k]):

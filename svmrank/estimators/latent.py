@@ -96,6 +96,16 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
             return res.w, res.primal_objective
 
         rng = check_random_state(self.random_state)
+        with self._monitoring(verbose=0) as monitor:  # (CCCP prints its own lines)
+            best, objectives = self._restarts(problem, instance_problem, solve, rng, monitor)
+        problem.set_state(best.state)
+        self._keep_cccp_report(best, solves)
+        self.objectives_ = np.asarray(objectives)
+        return best
+
+    def _restarts(self, problem, instance_problem, solve, rng, monitor):
+        """CCCP from each of the ``n_init`` starts: the best result and every objective
+        (the starts after a Ctrl-C are skipped)."""
         best, objectives = None, []
         for k in range(int(self.n_init)):
             if k == 0 and self.init == "instances":
@@ -105,15 +115,16 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
             else:
                 start = dict(state0=problem.random_state(rng))
             # tol is on the loss scale, like epsilon: the objective is ½‖w‖² + C ξ
+            monitor.round = None  # (a new start: its rounds count from 1)
             result = cccp(problem.impute, solve, tol=float(self.tol) * float(self.C),
-                          max_iter=int(self.max_outer_iter), verbose=self.verbose, **start)
+                          max_iter=int(self.max_outer_iter), verbose=self.verbose,
+                          monitor=monitor, **start)
             objectives.append(result.objective)
             if best is None or result.objective < best.objective:
                 best = result
-        problem.set_state(best.state)
-        self._keep_cccp_report(best, solves)
-        self.objectives_ = np.asarray(objectives)
-        return best
+            if result.interrupted:
+                break
+        return best, objectives
 
     def _bags_for(self, X, bags):
         """Validated (X, bag index, order) as in :meth:`_prepare`."""

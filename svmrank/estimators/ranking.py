@@ -13,7 +13,7 @@ from ..problems.binary import BinaryProblem
 from ..problems.graded import GradedRankingProblem
 from ..problems.ranking import RankingProblem
 from .base import (BinaryLabelsMixin, CuttingPlaneEstimator, LinearScorerMixin,
-                   refuse_sample_weight)
+                   refuse_sample_weight, warn_binarised_labels)
 
 _SCORERS = {"ap": average_precision, "ndcg": ndcg, "roc": roc_auc}
 
@@ -70,6 +70,13 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         The loss fitted (``score`` measures by it).
     n_easy_ : int
         With ``approx``: the number of easy samples (hard constraints).
+    converged_, interrupted_ : bool
+        Whether the fit reached ε; whether Ctrl-C ended it (at the best point found).
+    history_ : list of dict
+        One record per cutting-plane iteration (iteration, constraints, violation,
+        objective, dual, gap, time; ``valid_<loss>`` with an ``eval_set``).
+    best_iteration_, best_score_ : int, float
+        With an ``eval_set``: the iteration of the best validation score, and that score.
     """
 
     def __init__(self, loss="ap", C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0,
@@ -98,26 +105,40 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
             return graded
         return None
 
-    def fit(self, X, y, qid=None):
+    def fit(self, X, y, qid=None, eval_set=None, early_stopping_rounds=None):
         """Fit on X (dense or CSR), labels y (relevant: > 0, or the second of two
-        non-numeric classes) and optional queries."""
+        non-numeric classes) and optional queries.
+
+        ``eval_set=(X_val, y_val[, qid_val])`` records the validation measure of the
+        loss (AP, NDCG, ROC area) after every iteration in ``history_``; with
+        ``early_stopping_rounds`` the fit stops when it has not improved for that many
+        iterations and keeps the w of the best one (by default the fit runs to ε: the
+        optimum of the objective is the answer)."""
         self._check_common()
         X = self._validate_X(X, reset=True)
         y = self._fit_labels(y, X.shape[0])
+        warn_binarised_labels(self.classes_, self.loss, type(self).__name__)
         graded = self._graded_loss(y)
+        loss = graded if graded is not None else get_loss(self.loss)
+        d = X.shape[1]
+        approx = getattr(self, "approx", None) is not None
+        intercept = (lambda w: float(w[d] * APPX_BIAS)) if approx else (lambda w: 0.0)
+        monitor_options = self._eval_options(eval_set, early_stopping_rounds,
+                                             loss_measure(loss), loss.name, d, intercept)
         if graded is not None:
-            if getattr(self, "approx", None) is not None:
+            if approx:
                 raise ValueError(f"approx: AP-SVM-APPX trains the binary rank losses only, not "
                                  f"{graded!r}; pass approx=None")
             if self.lai != "qs":
                 raise ValueError(f"lai: {graded!r} has one exact inference; leave lai='qs'")
             problem = GradedRankingProblem(X, y, qid=qid, loss=graded)
-        elif getattr(self, "approx", None) is not None:
-            return self._fit_approx(X, y, qid)
+        elif approx:
+            return self._fit_approx(X, y, qid, monitor_options)
         else:
             problem = RankingProblem(X, y, qid=qid, loss=self.loss, lai=self.lai)
-        result = self._run(problem)
-        self.loss_ = graded if graded is not None else get_loss(self.loss)
+        result = self._run(problem, monitor_options)
+        self.history_ = result.history
+        self.loss_ = loss
         self.coef_ = result.w
         self.intercept_ = 0.0
         self.n_queries_skipped_ = problem.n_skipped
@@ -125,12 +146,13 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
             del self.n_easy_
         return self
 
-    def _fit_approx(self, X, y, qid):
+    def _fit_approx(self, X, y, qid, monitor_options=None):
         X, y, qid, approx = check_appx_data(X, y, qid, self.approx, self.loss, self.lai)
         # stage 1: the binary SVM whose margins split the easy from the difficult samples
         stage1 = self._solve(BinaryProblem(X, y, bias=APPX_BIAS))
         appx = APPXProblem(X, y, stage1.w, qid=qid, approx=approx, loss=self.loss, lai=self.lai)
-        result = self._run(appx.stage2, hard_constraints=appx.hard_constraints)
+        result = self._run(appx.stage2, monitor_options, hard_constraints=appx.hard_constraints)
+        self.history_ = result.history
         d = X.shape[1]
         self.loss_ = get_loss(self.loss)
         self.coef_ = result.w[:d]
@@ -152,24 +174,35 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         scores = self.decision_function(X)
         loss = self.loss_
         if isinstance(loss, (PairwiseLoss, GradedNDCG)):
-            levels = graded_levels(self._relevance(y))
-            if isinstance(loss, PairwiseLoss):
-                measure = _pair_accuracy
-            else:
-                def measure(y_q, s_q):
-                    return ndcg(y_q, s_q, k=loss.k, gains=loss.gains)
+            measure = loss_measure(loss)
+
             def ranked(y_q, s_q):
                 return measure(y_q, s_q) if len(np.unique(y_q)) > 1 else float("nan")
-            ranked.__name__ = "pair accuracy" if isinstance(loss, PairwiseLoss) else "ndcg"
+            ranked.__name__ = measure.__name__
+            levels = graded_levels(self._relevance(y))
             return mean_over_queries(ranked, levels.astype(np.float64), scores, qid)
-        if loss.name not in _SCORERS or get_loss(loss.name) is not loss:  # a user's QSLoss
-            measure = lambda y_q, s_q: 1.0 - loss.ranking_loss(y_q > 0, s_q)
-        else:  # a built-in loss, by name or as svmrank.losses.AP / NDCG / ROC
-            scorer = _SCORERS[loss.name]
-            # binary relevance, as the loss has it (svmrank.metrics.ndcg for graded gains)
-            measure = lambda y_q, s_q: scorer((y_q > 0).astype(np.float64), s_q)
-            measure.__name__ = scorer.__name__
-        return mean_over_ranked_queries(measure, self._relevance(y), scores, qid)
+        return mean_over_ranked_queries(loss_measure(loss), self._relevance(y), scores, qid)
+
+
+def loss_measure(loss):
+    """``measure(y_q, s_q)``: the measure a rank loss targets on one query (AP, NDCG or
+    ROC area with binary relevance y > 0, as the loss has it; 1 − Δ for a user's
+    QSLoss, whose ties keep the input order; for the pairwise loss 1 − the fraction of
+    swapped pairs, for graded NDCG its NDCG@k with the fitted gains)."""
+    if isinstance(loss, PairwiseLoss):
+        return _pair_accuracy
+    if isinstance(loss, GradedNDCG):
+        def graded_ndcg(y_q, s_q):
+            return ndcg(y_q, s_q, k=loss.k, gains=loss.gains)
+        graded_ndcg.__name__ = "ndcg"
+        return graded_ndcg
+    if loss.name not in _SCORERS or get_loss(loss.name) is not loss:  # a user's QSLoss
+        return lambda y_q, s_q: 1.0 - loss.ranking_loss(y_q > 0, s_q)
+    scorer = _SCORERS[loss.name]  # a built-in loss, by name or as svmrank.losses.AP / ...
+    # binary relevance, as the loss has it (svmrank.metrics.ndcg for graded gains)
+    measure = lambda y_q, s_q: scorer((y_q > 0).astype(np.float64), s_q)  # noqa: E731
+    measure.__name__ = scorer.__name__
+    return measure
 
 
 def _pair_accuracy(y_q, s_q):
@@ -185,6 +218,9 @@ def _pair_accuracy(y_q, s_q):
         total += below.sum() + 0.5 * tied.sum()
         n_pairs += len(higher) * len(lower)
     return total / n_pairs
+
+
+_pair_accuracy.__name__ = "pair accuracy"  # (in mean_over_queries' warning)
 
 
 class APSVM(RankSVM):
@@ -233,9 +269,10 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
         self.max_iter = max_iter
         self.verbose = verbose
 
-    def fit(self, X, y, qid=None):
+    def fit(self, X, y, qid=None, eval_set=None, early_stopping_rounds=None):
         """Fit on X and labels y (relevant: > 0, or the second of two non-numeric
-        classes); ``qid`` is accepted and ignored."""
+        classes); ``qid`` is accepted and ignored. ``eval_set`` and
+        ``early_stopping_rounds`` as in :meth:`RankSVM.fit` (the measure: AP)."""
         self._check_common()
         bias = check_positive(self.bias, "bias", allow_zero=True)
         X = self._validate_X(X, reset=True)
@@ -244,8 +281,11 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
             raise ValueError(f"y: needs relevant (y > 0) and non-relevant (y <= 0) samples; got "
                              f"{int((y > 0).sum())} relevant of {len(y)} (labels such as 1 and "
                              "2 are all relevant)")
-        result = self._run(BinaryProblem(X, y, bias=bias))
         d = X.shape[1]
+        monitor_options = self._eval_options(eval_set, early_stopping_rounds, average_precision,
+                                             "ap", d, lambda w: float(w[d] * bias) if bias else 0.0)
+        result = self._run(BinaryProblem(X, y, bias=bias), monitor_options)
+        self.history_ = result.history
         self.coef_ = result.w[:d]
         self.intercept_ = float(result.w[d] * bias) if bias else 0.0
         return self

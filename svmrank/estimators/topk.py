@@ -8,6 +8,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import check_int, check_matrix, check_positive, check_verbose
 from ..learners.sdca import LOSSES, sdca_topk
 from ..metrics import top_k_accuracies
+from ..progress import Monitor, sdca_line
 from .base import SvmrankEstimator, refuse_sample_weight, warn_if_zero
 
 KERNELS = ("linear", "precomputed")
@@ -109,7 +110,8 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         and X in ``decision_function`` the (n_test, n) kernel between test and training
         samples (scores ``X @ dual_coef_``, Theorem 1); ``coef_`` is then undefined.
     verbose : int
-        1 prints the objectives at every gap check.
+        1 shows the objectives at every gap check (a live line on a terminal, see
+        :mod:`svmrank.progress`).
 
     Attributes
     ----------
@@ -129,6 +131,8 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         At the last gap check, in the C form above.
     history_ : list of (epoch, primal, dual, gap, seconds)
         One entry per gap check.
+    converged_, interrupted_ : bool
+        Whether the gap reached ε; whether Ctrl-C ended the fit (after a whole epoch).
     n_features_in_ : int
     """
 
@@ -201,11 +205,16 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         if k >= len(classes):
             raise ValueError(f"k must be smaller than the number of classes "
                              f"({len(classes)}), got k={k}")
-        result = sdca_topk(X, codes, len(classes), k=k, C=float(self.C), loss=self.loss,
-                           epsilon=float(self.epsilon), max_epoch=int(self.max_epoch),
-                           check_gap_every=int(self.check_gap_every),
-                           random_state=self.random_state, kernel=self.kernel,
-                           verbose=bool(check_verbose(self.verbose)))
+        monitor = Monitor(verbose=check_verbose(self.verbose), line=sdca_line)
+        try:
+            result = sdca_topk(X, codes, len(classes), k=k, C=float(self.C), loss=self.loss,
+                               epsilon=float(self.epsilon), max_epoch=int(self.max_epoch),
+                               check_gap_every=int(self.check_gap_every),
+                               random_state=self.random_state, kernel=self.kernel,
+                               monitor=monitor)
+        finally:
+            monitor.close()
+        self.converged_, self.interrupted_ = result.converged, result.interrupted
         self.classes_ = classes
         self.k_, self.kernel_ = k, self.kernel
         self.dual_coef_ = result.A

@@ -11,6 +11,7 @@ bounds the true objective and touches it at ``w_t``, the recorded objectives are
 non-increasing when the convex solves are exact, or when each starts at ``w_t`` and
 never returns a point worse than its start (the latent estimators' solves do both).
 """
+import logging
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -39,6 +40,8 @@ class CCCPResult:
         False when the loop stopped at ``max_iter``.
     history : list of float
         Convex objective after each solve.
+    interrupted : bool
+        True when Ctrl-C ended the loop (``w`` is then the best completed solve's).
     """
 
     w: np.ndarray
@@ -47,6 +50,7 @@ class CCCPResult:
     n_iter: int
     converged: bool
     history: list = field(default_factory=list)
+    interrupted: bool = False
 
 
 def same_state(a, b):
@@ -59,7 +63,8 @@ def same_state(a, b):
     return a == b
 
 
-def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, out=None):
+def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, out=None,
+         monitor=None):
     """Run the CCCP outer loop.
 
     Parameters
@@ -80,6 +85,11 @@ def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, 
         :class:`~svmrank.exceptions.ConvergenceWarning`.
     verbose : int
         1 prints one line per outer iteration to ``out`` (default stdout).
+    monitor : svmrank.progress.Monitor, optional
+        Told when each round starts (``start_round``), so that the records of the
+        convex solves carry their round. With ``monitor.catch_interrupt``, Ctrl-C after
+        the first solve ends the loop at the best completed solve (``interrupted``, a
+        UserWarning); the convex solves should then let KeyboardInterrupt through.
 
     Returns
     -------
@@ -97,13 +107,30 @@ def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, 
     verbose = check_verbose(verbose)
     out = sys.stdout if out is None else out
     state = state0 if state0 is not None else impute(w0)
-    w = w0
+    box = {"best": None}
+    try:
+        return _loop(impute, solve, state, w0, tol, max_iter, verbose, out, monitor, box)
+    except KeyboardInterrupt:
+        best = box["best"]
+        if monitor is None or not monitor.catch_interrupt or best is None:
+            raise
+        best.converged, best.interrupted = False, True
+        warnings.warn(f"CCCP interrupted in round {len(best.history) + 1}: keeping the best "
+                      f"completed round's parameters (objective {best.objective:.6g}; not "
+                      "converged)", UserWarning, stacklevel=2)
+        return best
+
+
+def _loop(impute, solve, state, w, tol, max_iter, verbose, out, monitor, box):
     best = None
     history = []
     for it in range(1, max_iter + 1):
+        if monitor is not None:
+            monitor.start_round(it)
         w, objective = solve(state, w)
         objective = float(objective)
         history.append(objective)
+        logging.getLogger("svmrank").debug("CCCP iteration %d: objective %.8g", it, objective)
         if verbose:
             print(f"CCCP iteration {it}: objective {objective:.8g}", file=out)
         if best is not None and objective > best.objective:
@@ -111,7 +138,7 @@ def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, 
             best.n_iter, best.converged, best.history = it, True, history
             return best
         decrease = np.inf if best is None else best.objective - objective
-        best = CCCPResult(w, state, objective, it, False, history)
+        best = box["best"] = CCCPResult(w, state, objective, it, False, history)
         if decrease < tol:
             best.converged = True
             return best
@@ -121,5 +148,5 @@ def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, 
             return best
         state = new_state
     warnings.warn(f"CCCP stopped at max_iter={max_iter} before the objective decrease fell "
-                  f"below tol={tol}", exceptions.ConvergenceWarning, stacklevel=2)
+                  f"below tol={tol}", exceptions.ConvergenceWarning, stacklevel=3)
     return best

@@ -45,9 +45,13 @@ class CuttingPlaneResult:
         ½‖w‖² + C ξ, the working-set dual, and their difference (≥ 0; at most about
         C ε at convergence).
     converged : bool
-        False when ``max_iter`` stopped the run (a ConvergenceWarning is issued).
+        False when ``max_iter`` stopped the run (a ConvergenceWarning is issued), when
+        the monitor asked to stop (early stopping) or when the run was interrupted.
     history : list of dict
-        One entry per iteration: iteration, constraints, violation, objective, time.
+        One entry per iteration: iteration, constraints, violation, objective, dual,
+        gap, time (and what a monitor adds).
+    interrupted : bool
+        True when Ctrl-C ended the run; ``w`` is then the best point found.
     """
 
     w: np.ndarray
@@ -59,6 +63,7 @@ class CuttingPlaneResult:
     duality_gap: float
     converged: bool
     history: list = field(default_factory=list)
+    interrupted: bool = False
 
 
 class _WorkingSet:
@@ -200,7 +205,8 @@ def _check_nonpositive(nonpositive, n_features):
 
 
 def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive=None,
-                  hard_constraints=None, verbose=0, out=None, max_idle=50, line_search="auto"):
+                  hard_constraints=None, verbose=0, out=None, max_idle=50, line_search="auto",
+                  monitor=None):
     """Train a structural SVM by the 1-slack cutting-plane algorithm.
 
     Parameters
@@ -240,6 +246,10 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
         a point on the segment costs one inference on s_b + t (s_c − s_b); without it,
         one ``most_violated`` call. With hard constraints the search starts from the
         first feasible QP solution. "auto" and True use it, False runs Joachims' Alg. 4.
+    monitor : svmrank.progress.Monitor, optional
+        Called with each iteration's history entry, the current point and the target
+        gap C ε; a True return stops the run. With ``monitor.catch_interrupt``, Ctrl-C
+        ends the run at the best point found (``interrupted``, a UserWarning).
 
     Returns
     -------
@@ -263,31 +273,47 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
     if nonpositive is not None:
         w[nonpositive] = np.minimum(w[nonpositive], 0.0)  # a feasible start
     run = _Run(problem, C, A_hard, b_hard, verbose, sys.stdout if out is None else out,
-               max_idle, nonpositive)
-    if line_search:
-        # in weight space every point searched costs a full oracle call: search less
-        converged = run.optimized(w, epsilon, max_iter, problem, n_secant=2) if has_scores \
-            else run.optimized(w, epsilon, max_iter, _WeightSpace(problem), n_secant=1)
-    else:
-        converged = run.plain(w, epsilon, max_iter)
+               max_idle, nonpositive, monitor, C * epsilon)
+    interrupted = False
+    try:
+        if line_search:
+            # in weight space every point searched costs a full oracle call: search less
+            converged = run.optimized(w, epsilon, max_iter, problem, n_secant=2) if has_scores \
+                else run.optimized(w, epsilon, max_iter, _WeightSpace(problem), n_secant=1)
+        else:
+            converged = run.plain(w, epsilon, max_iter)
+    except KeyboardInterrupt:
+        # (in a CCCP round, the round's loop keeps the best completed round instead)
+        if monitor is None or not monitor.catch_interrupt or monitor.round is not None \
+                or run.best is None:
+            raise
+        converged, interrupted = False, True
+        run.primal, run.w, run.xi = run.best
+        warnings.warn(f"training interrupted after {len(run.history)} iterations: keeping the "
+                      f"best point found (objective {run.primal:.6g}, duality gap "
+                      f"{run.primal - run.dual:.3g}; not converged)", UserWarning, stacklevel=2)
     if not np.isfinite(run.primal - run.dual):
         raise ValueError(f"the duality gap is not finite (C = {C:g}): lower C or scale the "
                          "features down")
-    if not converged:
+    if not (converged or interrupted or run.stop):
         warnings.warn(f"cutting-plane training stopped at max_iter={max_iter} before reaching "
                       f"epsilon={epsilon} (duality gap {run.primal - run.dual:.3g})",
                       exceptions.ConvergenceWarning, stacklevel=2)
     return CuttingPlaneResult(w=run.w, xi=run.xi, n_iter=len(run.history),
                               n_constraints=run.ws.n_planes, primal_objective=run.primal,
                               dual_objective=run.dual, duality_gap=run.primal - run.dual,
-                              converged=converged, history=run.history)
+                              converged=converged, history=run.history,
+                              interrupted=interrupted)
 
 
 class _Run:
     """State of one training run: working set, best point, report."""
 
-    def __init__(self, problem, C, A_hard, b_hard, verbose, out, max_idle, nonpositive=None):
+    def __init__(self, problem, C, A_hard, b_hard, verbose, out, max_idle, nonpositive=None,
+                 monitor=None, target=None):
         self.problem, self.C = problem, C
+        self.monitor, self.target, self.stop = monitor, target, False
+        self.best = None  # (objective, w, slack) of the best point logged
         self.A_hard, self.b_hard = A_hard, b_hard
         self.verbose, self.out, self.max_idle = verbose, out, max_idle
         self.ws = _WorkingSet(int(problem.n_features), nonpositive)
@@ -301,7 +327,12 @@ class _Run:
                 "overflowed): scale the features down or lower C")
         self.history.append({"iteration": len(self.history) + 1, "constraints": self.ws.n_planes,
                              "violation": violation, "objective": self.primal,
+                             "dual": self.dual, "gap": self.primal - self.dual,
                              "time": time.perf_counter() - self.start})
+        if self.best is None or self.primal < self.best[0]:
+            self.best = (self.primal, self.w, self.xi)
+        if self.monitor is not None:
+            self.stop = bool(self.monitor(self.history[-1], self.w, self.target))
         if self.verbose:
             h = self.history[-1]
             print(f"iter {h['iteration']:4d}  constraints {h['constraints']:4d}  violation "
@@ -346,7 +377,7 @@ class _Run:
             self.log(violation)
             if self.primal - self.dual <= self.C * epsilon:
                 return True
-            if it == max_iter:
+            if it == max_iter or self.stop:
                 return False
             w = self.add_and_solve([loss], [np.asarray(g, dtype=np.float64).ravel()])
         return False
@@ -417,7 +448,7 @@ class _Run:
             self.log(violation)
             if self.primal - self.dual <= C * epsilon:
                 return True
-            if it == max_iter:
+            if it == max_iter or self.stop:
                 return False
         return False
 

@@ -111,6 +111,8 @@ class SDCAResult:
         Whether gap <= epsilon was reached.
     history : list of (epoch, primal, dual, gap, seconds)
         One entry per gap check; seconds is the wall-clock time since the start.
+    interrupted : bool
+        True when Ctrl-C ended the run (after a complete epoch: W and A agree).
     """
     W: object
     A: np.ndarray
@@ -120,6 +122,7 @@ class SDCAResult:
     n_epochs: int
     converged: bool
     history: list = field(default_factory=list)
+    interrupted: bool = False
 
 
 def objectives(scores, y, k, C, loss, A, sq_norm_w):
@@ -144,7 +147,8 @@ def _init_zero_norm(A, y, sqnorm, C, m):
 
 
 def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch=1000,
-              check_gap_every=1, random_state=None, kernel="linear", verbose=False):
+              check_gap_every=1, random_state=None, kernel="linear", verbose=False,
+              monitor=None):
     """Train the top-k multiclass SVM by Prox-SDCA (Alg. 1 with the update of Prop. 4).
 
     Inputs are assumed validated (the estimator does it): X is a CSR or C-contiguous
@@ -156,7 +160,9 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
     primal, dual and relative gap are computed, and training stops at gap <= epsilon.
     Reaching ``max_epoch`` first raises a :class:`ConvergenceWarning`. A run needing
     more than ``MAX_SDCA_BYTES`` (see :func:`sdca_memory_bytes`) raises ValueError
-    before allocating.
+    before allocating. A ``monitor`` (svmrank.progress.Monitor) receives each gap check
+    as a record (iteration = epoch, objective, dual, gap, time); with its
+    ``catch_interrupt``, Ctrl-C ends the run after the epoch under way (``interrupted``).
 
     Returns
     -------
@@ -220,24 +226,44 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
     converged = False
     epoch = 0
     check_every = max(1, int(check_gap_every))
-    while epoch < max_epoch:
-        order = rng.permutation(n).astype(np.intp, copy=False)
-        failures = run_epoch(order)
-        if failures:
-            raise RuntimeError(f"top-k projection failed {failures} times in epoch {epoch + 1}")
-        epoch += 1
-        if epoch % check_every == 0 or epoch == max_epoch:
-            S, sq = scores_and_norm()
-            primal, dual, gap = objectives(S, y, k, C, loss, A, sq)
-            history.append((epoch, primal, dual, gap, time.perf_counter() - start))
-            if verbose:
-                print(f"epoch {epoch}: primal {primal:.10g} dual {dual:.10g} gap {gap:.3g}")
-            if gap <= epsilon:
-                converged = True
-                break
-    if not converged:
+    interrupted = False
+
+    def check():
+        S, sq = scores_and_norm()
+        primal, dual, gap = objectives(S, y, k, C, loss, A, sq)
+        history.append((epoch, primal, dual, gap, time.perf_counter() - start))
+        return primal, dual, gap
+
+    try:
+        while epoch < max_epoch:
+            order = rng.permutation(n).astype(np.intp, copy=False)
+            failures = run_epoch(order)
+            if failures:
+                raise RuntimeError(f"top-k projection failed {failures} times in epoch "
+                                   f"{epoch + 1}")
+            epoch += 1
+            if epoch % check_every == 0 or epoch == max_epoch:
+                primal, dual, gap = check()
+                if verbose:
+                    print(f"epoch {epoch}: primal {primal:.10g} dual {dual:.10g} gap {gap:.3g}")
+                if monitor is not None:
+                    monitor({"iteration": epoch, "objective": primal, "dual": dual, "gap": gap,
+                             "time": history[-1][4]}, W, epsilon)
+                if gap <= epsilon:
+                    converged = True
+                    break
+    except KeyboardInterrupt:
+        if monitor is None or not monitor.catch_interrupt or epoch == 0:
+            raise
+        interrupted = True
+        if not history or history[-1][0] != epoch:
+            primal, dual, gap = check()
+        warnings.warn(f"training interrupted after {epoch} epochs: keeping the weights reached "
+                      f"(relative duality gap {gap:.3g}; not converged)", UserWarning,
+                      stacklevel=2)
+    if not (converged or interrupted):
         warnings.warn(f"Prox-SDCA stopped at the epoch cap max_epoch={max_epoch} with relative "
                       f"duality gap {gap:.3g} > epsilon={epsilon:g}; increase max_epoch",
                       exceptions.ConvergenceWarning, stacklevel=2)
     return SDCAResult(W=W, A=A, primal=primal, dual=dual, gap=gap, n_epochs=epoch,
-                      converged=converged, history=history)
+                      converged=converged, history=history, interrupted=interrupted)

@@ -1,0 +1,88 @@
+"""Messages where users were surprised (issue 27 part 5) and graph.subgraph_edges."""
+import importlib
+import re
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from svmrank import HOAPSVM, HOBSVM, RankSVM
+from svmrank.cli import topk_learn
+from svmrank.datasets import make_ranking
+from svmrank.estimators.base import GRADED_LOSSES, warn_binarised_labels
+from svmrank.graph import subgraph_edges
+from svmrank.io.svmlight import dump_svmlight
+
+
+@pytest.mark.parametrize("module, blocked, extra", [("svmrank.losses_torch", "torch", "torch"),
+                                                    ("svmrank.plot", "matplotlib", "plot")])
+def test_a_missing_optional_dependency_names_the_extra(monkeypatch, module, blocked, extra):
+    monkeypatch.setitem(sys.modules, blocked, None)  # (import of it raises ImportError)
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    with pytest.raises(ImportError, match=re.escape(f"pip install 'svmrank[{extra}]'")):
+        importlib.import_module(module)
+
+
+def test_high_order_scores_without_edges_warn():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(float)
+    edges = np.array([[i, i + 1] for i in range(29)])
+    model = HOBSVM(C=1.0).fit(X, y, edges=edges)
+    assert np.any(model.pairwise_coef_)
+    with pytest.warns(UserWarning, match="trained with a pairwise term .* no edges"):
+        model.decision_function(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.decision_function(X, edges)
+        HOBSVM(C=1.0, eta=0.0).fit(X, y).decision_function(X)  # (no pairwise term)
+
+
+def test_graded_labels_warn_once_unless_the_loss_is_graded():
+    X, y, qid = make_ranking(n_samples=120, n_features=5, n_queries=2, random_state=0)
+    graded = np.where(y > 0, 1 + (np.arange(len(y)) % 2), 0)
+    with pytest.warns(UserWarning, match="3 distinct labels") as caught:
+        RankSVM(C=1).fit(X, graded, qid)
+    assert sum("distinct labels" in str(w.message) for w in caught) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        RankSVM(C=1, loss="ndcg").fit(X, graded, qid)
+        RankSVM(C=1).fit(X, y, qid)  # (two labels)
+        for name in GRADED_LOSSES:
+            warn_binarised_labels(np.array([0, 1, 2]), name, "RankSVM")
+
+
+def test_topk_learn_prints_one_primal_in_one_unit(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(90, 3)), rng.integers(1, 4, 90).astype(float)
+    data = tmp_path / "train.dat"
+    dump_svmlight(data, X, y)
+    assert topk_learn.main(["-v", "2", "-c", "100", "--gap-every", "1", str(data),
+                            str(tmp_path / "model")]) == 0
+    out = capsys.readouterr().out
+    last_epoch = [line for line in out.splitlines() if line.startswith("epoch")][-1]
+    primal = float(re.search(r"primal (\S+)", last_epoch).group(1))
+    summary = float(re.search(r"; objective (\S+),", out).group(1))
+    assert primal == pytest.approx(summary, rel=1e-7)
+
+
+def test_subgraph_edges():
+    edges = np.array([[0, 1], [1, 2], [2, 3], [3, 0], [1, 3]])
+    assert subgraph_edges(edges, [3, 1, 2]).tolist() == [[1, 2], [2, 0], [1, 0]]
+    mask = np.array([True, True, False, True])
+    assert subgraph_edges(edges, mask).tolist() == [[0, 1], [2, 0], [1, 2]]
+    assert subgraph_edges(edges, []).shape == (0, 2)
+    assert subgraph_edges(np.zeros((0, 2), int), [0, 1]).shape == (0, 2)
+    with pytest.raises(ValueError, match="rows: a row number is repeated"):
+        subgraph_edges(edges, [1, 1])
+    with pytest.raises(ValueError, match="rows: row numbers must be >= 0"):
+        subgraph_edges(edges, [-1])
+    rng = np.random.default_rng(0)  # against a dictionary on random graphs
+    for _ in range(20):
+        e = rng.integers(0, 30, size=(40, 2))
+        e = e[e[:, 0] != e[:, 1]]
+        rows = rng.permutation(30)[:rng.integers(0, 30)]
+        where = {int(r): k for k, r in enumerate(rows)}
+        expected = [[where[u], where[v]] for u, v in e.tolist() if u in where and v in where]
+        assert subgraph_edges(e, rows).tolist() == expected

@@ -1,0 +1,145 @@
+"""svmrank.plot: each figure's data (not its pixels), on the Agg backend (issue 27 part 1)."""
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+
+from svmrank import HOAPSVM, LatentAPSVM, RankSVM, TopKSVM  # noqa: E402
+from svmrank import plot  # noqa: E402
+from svmrank.cli import ap_classify, ap_learn, topk_classify, topk_learn  # noqa: E402
+from svmrank.datasets import make_bags, make_ranking  # noqa: E402
+from svmrank.inference import loss_augmented_inference  # noqa: E402
+from svmrank.io.svmlight import dump_svmlight  # noqa: E402
+from svmrank.metrics import average_precision, top_k_accuracies  # noqa: E402
+
+
+def axes():
+    return plot.new_figure().add_subplot()
+
+
+def test_precision_recall_by_hand():
+    recall, precision = plot.precision_recall([1, 0, 1, 0, 1], [0.9, 0.8, 0.7, 0.2, 0.1])
+    assert recall.tolist() == pytest.approx([1 / 3, 2 / 3, 1.0])
+    assert precision.tolist() == pytest.approx([1.0, 2 / 3, 3 / 5])
+
+
+def test_pr_curve_overall_per_query_and_mean():
+    rng = np.random.default_rng(0)
+    y = (rng.random(60) < 0.3).astype(float)
+    s = rng.normal(size=60) + y
+    qid = np.repeat([1, 2, 3], 20)
+    ax = plot.pr_curve(y, s, ax=axes(), label="m")
+    recall, precision = plot.precision_recall(y, s)
+    line = ax.get_lines()[0]
+    assert np.allclose(line.get_xdata(), recall) and np.allclose(line.get_ydata(), precision)
+    assert ax.get_legend().get_texts()[0].get_text() == f"m: AP = {average_precision(y, s):.3f}"
+    ax = plot.pr_curve(y, s, qid, kind="per_query", ax=axes())
+    assert len(ax.get_lines()) == 3
+    ax = plot.pr_curve(y, s, qid, kind="mean", ax=axes(), n_points=11)
+    mean = ax.get_lines()[0].get_ydata()
+    # the mean of the interpolated curves: at recall 0 each query's best precision
+    best = [plot.precision_recall(y[qid == q], s[qid == q])[1].max() for q in (1, 2, 3)]
+    assert mean[0] == pytest.approx(np.mean(best)) and len(mean) == 11
+    assert len(ax.collections) == 1  # (the band)
+    aps = [average_precision(y[qid == q], s[qid == q]) for q in (1, 2, 3)]
+    assert f"mean AP = {np.mean(aps):.3f}" in ax.get_legend().get_texts()[0].get_text()
+    with pytest.raises(ValueError, match="qid"):
+        plot.pr_curve(y, s, kind="mean")
+
+
+def test_training_curves_of_a_fit_with_eval_set():
+    X, y, qid = make_ranking(n_samples=300, n_features=10, n_queries=3, random_state=1)
+    model = RankSVM(C=10).fit(X[:200], y[:200], qid[:200],
+                              eval_set=(X[200:], y[200:], qid[200:]))
+    ax = plot.training_curves(model, ax=axes())
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert set(lines) >= {"primal objective", "dual bound", "duality gap", "violation"}
+    objective = [h["objective"] for h in model.history_]
+    assert np.allclose(lines["primal objective"].get_ydata(), objective)
+    assert lines["primal objective"].get_xdata().tolist() == list(range(1, model.n_iter_ + 1))
+    assert ax.get_yscale() == "log"
+    twin = ax.svmrank_eval_axes
+    assert np.allclose(twin.get_lines()[0].get_ydata(), [h["valid_ap"] for h in model.history_])
+    ax = plot.training_curves(model.result_, x="time", ax=axes(), quantities=("gap",))
+    assert np.allclose(ax.get_lines()[0].get_xdata(), [h["time"] for h in model.history_])
+
+
+def test_training_curves_mark_cccp_rounds():
+    X, y, bags, _ = make_bags(n_bags=40, n_features=6, random_state=0)
+    model = LatentAPSVM(C=10, init="instances").fit(X, y, bags=bags)
+    ax = plot.training_curves(model, ax=axes())
+    # the initialising solve (no round), then each CCCP round's iterations
+    rounds = [r.get("round") for r in model.trace_]
+    assert rounds[0] is None and rounds[-1] == model.n_outer_iter_ >= 2
+    assert rounds == sorted(rounds, key=lambda r: -1 if r is None else r)
+    marks = [line for line in ax.get_lines() if line.get_linestyle() == ":"]
+    assert len(marks) == model.n_outer_iter_  # (where each round starts)
+    assert len(ax.get_lines()[0].get_xdata()) == len(model.trace_)
+
+
+def test_topk_accuracy_curves():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(150, 4)), rng.integers(0, 5, 150)
+    models = {f"k={k}": TopKSVM(k=k, C=1.0, random_state=0).fit(X, y) for k in (1, 2)}
+    ax = plot.topk_accuracy(models, X, y, ax=axes())
+    for line, model in zip(ax.get_lines(), models.values()):
+        assert line.get_xdata().tolist() == [1, 2, 3, 4, 5]
+        assert np.allclose(line.get_ydata(), top_k_accuracies(y, model.decision_function(X),
+                                                              [1, 2, 3, 4, 5], model.classes_))
+    scores = models["k=1"].decision_function(X)
+    ax = plot.topk_accuracy({"scores": (scores, models["k=1"].classes_)}, y=y, ks=[1, 3],
+                            ax=axes())
+    assert ax.get_lines()[0].get_xdata().tolist() == [1, 3]
+
+
+def test_interleaving_picture():
+    rng = np.random.default_rng(2)
+    y = (rng.random(80) < 0.2).astype(float)
+    s = rng.normal(size=80) + y
+    ax = plot.interleaving(s, y, ax=axes())
+    ranks = ax.get_lines()[0].get_ydata()
+    negatives = y == 0
+    expected = loss_augmented_inference(s, y).ranks[negatives][np.argsort(-s[negatives],
+                                                                          kind="stable")]
+    assert np.array_equal(ranks, expected)
+    assert np.all(np.diff(ranks) >= 0)  # (lower-scored negatives go further down)
+    assert ranks.min() >= 1 and ranks.max() <= y.sum() + 1
+
+
+def test_max_marginal_scatter():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0.3).astype(float)
+    edges = np.array([[i, i + 1] for i in range(39)])
+    model = HOAPSVM(C=1.0, cccp_max_iter=2).fit(X, y, edges=edges)
+    ax = plot.max_marginals(model, X, y, edges, ax=axes())
+    m0, m1 = model.max_marginals(X, edges)
+    negatives, positives = ax.collections
+    assert np.allclose(negatives.get_offsets(), np.c_[m0[y == 0], m1[y == 0]])
+    assert np.allclose(positives.get_offsets(), np.c_[m0[y == 1], m1[y == 1]])
+    assert np.allclose(m1 - m0, model.decision_function(X, edges))
+
+
+def test_console_scripts_write_figures(tmp_path):
+    X, y, qid = make_ranking(n_samples=200, n_features=8, n_queries=2, random_state=0)
+    data = tmp_path / "train.dat"
+    dump_svmlight(data, X, y, qid)
+    model, png = tmp_path / "model", tmp_path / "curves.png"
+    assert ap_learn.main(["-v", "0", "-c", "10", "--plot", str(png), str(data), str(model)]) == 0
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    pr = tmp_path / "pr.png"
+    assert ap_classify.main(["-v", "0", "--plot", str(pr), str(data), str(model),
+                             str(tmp_path / "out")]) == 0
+    assert pr.read_bytes()[:4] == b"\x89PNG"
+    rng = np.random.default_rng(0)
+    Xm, ym = rng.normal(size=(90, 3)), rng.integers(1, 4, 90).astype(float)
+    multi = tmp_path / "multi.dat"
+    dump_svmlight(multi, Xm, ym)
+    topk = tmp_path / "topk.png"
+    assert topk_learn.main(["-v", "0", "-c", "100", "--plot", str(tmp_path / "t.svg"),
+                            str(multi), str(tmp_path / "tm")]) == 0
+    assert b"<svg" in (tmp_path / "t.svg").read_bytes()[:400]
+    assert topk_classify.main(["-v", "0", "--plot", str(topk), str(multi), str(tmp_path / "tm"),
+                               str(tmp_path / "tout")]) == 0
+    assert topk.read_bytes()[:4] == b"\x89PNG"
