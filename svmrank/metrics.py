@@ -39,13 +39,16 @@ def average_precision(y_true, scores):
     return float(np.sum(new_tp * tp / n_seen) / n_rel)
 
 
-def ndcg(y_true, scores, k=None):
-    """NDCG (at k) with gains ``2**rel - 1`` for graded labels (binary: 1 for relevant)
+def ndcg(y_true, scores, k=None, gains="exp"):
+    """NDCG (at k) with gains ``2**rel - 1`` (``gains="exp"``; binary labels: 1 for
+    relevant) or ``rel`` (``gains="linear"``) for graded labels, labels <= 0 gaining 0,
     and discount ``1 / log2(1 + rank)``. Tied scores share the mean gain of their group
     (as in scikit-learn's ``ndcg_score``), so the order of tied samples does not matter.
     NaN without relevant samples."""
     if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
         raise ValueError(f"k must be a positive integer or None, got {k!r}")
+    if gains not in ("exp", "linear"):
+        raise ValueError(f"gains must be 'exp' or 'linear', got {gains!r}")
     scores = check_vector(scores, "scores")
     y_true = check_vector(y_true, "y_true", n=scores.shape[0])
     labels = np.clip(y_true, 0, None)
@@ -53,7 +56,8 @@ def ndcg(y_true, scores, k=None):
     # 2^l - 1 in units of 2^top (the ratio is unchanged, and no label overflows), as
     # 2^(l - top) (1 - 2^-l), which does not cancel for small labels
     with np.errstate(over="ignore"):  # (-expm1 of a huge negative is 1)
-        gains = np.where(y_true > 0, np.exp2(labels - top) * -np.expm1(-labels * np.log(2.0)), 0.0)
+        gains = labels if gains == "linear" else np.where(
+            y_true > 0, np.exp2(labels - top) * -np.expm1(-labels * np.log(2.0)), 0.0)
     n = len(scores) if k is None else min(int(k), len(scores))
     discount = 1.0 / np.log2(np.arange(2, n + 2))
     ideal = np.sort(gains)[::-1][:n] @ discount

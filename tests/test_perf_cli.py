@@ -53,8 +53,9 @@ def test_model_is_svm_perfs_scale_of_ours(train, argv, loss, c_factor, w_factor)
     est.fit(X, y)
     w, b = learned_w(model)
     assert np.any(w)
-    np.testing.assert_allclose(w, w_factor * est.coef_, rtol=1e-7, atol=1e-9)  # (the file: 8 digits)
-    np.testing.assert_allclose(b, -w_factor * est.intercept_, rtol=1e-7, atol=1e-9)  # (the file: 8 digits)
+    # (the file keeps 8 digits)
+    np.testing.assert_allclose(w, w_factor * est.coef_, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(b, -w_factor * est.intercept_, rtol=1e-7, atol=1e-9)
 
 
 def test_classify_writes_svm_perfs_format(train, capsys):

@@ -171,7 +171,7 @@ def test_binary_svm_fits_and_round_trips(loss, k):
         assert our_objective(problem, w + 0.05 * rng.normal(size=w.size), 10.0) >= best - 1e-3
     model = to_model(est, n_train=len(y))
     assert model.metadata["loss"] == loss
-    assert training_info(model).get("k") == k
+    assert training_info(model).get("k_fraction") == k
     back = from_model(model)
     assert isinstance(back, BinarySVM) and (back.loss, back.k) == (loss, k)
     np.testing.assert_allclose(back.decision_function(X), est.decision_function(X))
@@ -182,7 +182,7 @@ def test_error_loss_is_unchanged():
     a = BinarySVM(C=3.0).fit(X, y)
     b = BinarySVM(C=3.0, loss="error").fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
-    assert "k" not in to_model(a, n_train=len(y)).metadata
+    assert "k_fraction" not in to_model(a, n_train=len(y)).metadata
 
 
 def test_rank_svm_does_not_take_the_labelling_losses():

@@ -1,7 +1,6 @@
 """``svm_ap_classify [options] example_file model_file output_file``: score examples
 with a linear SVM-light model (ours, or svm_learn / svm_perf_learn / svm_rank_learn's),
 write one score per line and print svm_perf_classify-style statistics."""
-import argparse
 import sys
 import time
 import warnings
@@ -18,50 +17,54 @@ from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .._validation import query_segments
 from ..metrics import average_precision, is_ranked, ndcg, roc_auc
-from .common import (CLIError, StructArgumentParser, add_verbosity_options, check_verbosity,
-                     nonempty, refuse_overflowing_rows, run)
+from .common import CLIError, nonempty, refuse_overflowing_rows, run
+from .dialects import UNUSED, USED, Dialect, Option, verbosity_options
 
 _LOSS_MEASURES = {"ap": ("1 - AP", average_precision), "ndcg": ("1 - NDCG, binary relevance", ndcg),
                   "roc": ("1 - ROC area", roc_auc)}
 
 
+DIALECT = Dialect(
+    "svm_ap_classify", f"svmrank {__version__}: apply a linear model to examples.",
+    "Features beyond the model's highest index are ignored, as SVM-light does\n"
+    "(a warning counts them).\n"
+    "Scores (w.x - b) are written one per line, %.8f, in input order; a ranking\n"
+    "sorts them in decreasing order. AP, NDCG and ROC area are averaged over\n"
+    "queries (qid) when the file has them. svm_perf_classify's --d (dense\n"
+    "representation) is accepted and unused.",
+    positionals=[("example_file", dict(help="examples to classify (SVMlight format)")),
+                 ("model_file", dict(help="linear SVM-light model")),
+                 ("output_file", dict(nargs="?", default="svm_predictions",
+                                      help="where to write the scores (default "
+                                           "svm_predictions)"))],
+    learner=False,
+    options=[
+        *verbosity_options("verbosity: 0 quiet, 1 statistics (default 1)"),
+        Option("-f", USED, type=int, default=1, metavar="1", only=(1,),
+               refuse="{flag} {value} is not supported: only -f 1 (decision values)",
+               help="output format: 1 = value of the decision function (the only one)"),
+        Option("--d", UNUSED, dest="perf_d", type=float),
+        Option("--latent", USED, flag_only=True, default=False,
+               help="bags of candidates (qid = bag id, contiguous): write one score per "
+                    "bag, its highest candidate score, in order of first appearance, "
+                    "and report the bag ranking's statistics"),
+        Option("--edges", USED, type=nonempty("a file name"), metavar="FILE", default=None,
+               help="high-order models (svm_ap_learn --model): links among the examples, "
+                    "'u v' per line (0-based rows); scores are max-marginal differences"),
+        Option("--groups", USED, type=nonempty("a key"), metavar="KEY", default=None,
+               help="high-order models: link examples sharing 'qid' or KEY=value in the "
+                    "comment"),
+    ])
+
+
 def build_parser():
-    p = StructArgumentParser(
-        "svm_ap_classify", f"svmrank {__version__}: apply a linear model to examples.",
-        "Features beyond the model's highest index are ignored, as SVM-light does\n"
-        "(a warning counts them).\n"
-        "Scores (w.x - b) are written one per line, %.8f, in input order; a ranking\n"
-        "sorts them in decreasing order. AP, NDCG and ROC area are averaged over\n"
-        "queries (qid) when the file has them. svm_perf_classify's --d (dense\n"
-        "representation) is accepted and unused.")
-    p.add_argument("example_file", help="examples to classify (SVMlight format)")
-    p.add_argument("model_file", help="linear SVM-light model")
-    p.add_argument("output_file", nargs="?", default="svm_predictions",
-                   help="where to write the scores (default svm_predictions)")
-    add_verbosity_options(p, "verbosity: 0 quiet, 1 statistics (default 1)")
-    p.add_argument("-f", type=int, default=1, metavar="1",
-                   help="output format: 1 = value of the decision function (the only one)")
-    p.add_argument("--d", dest="perf_d", type=float, default=None, help=argparse.SUPPRESS)
-    p.add_argument("--latent", action="store_true",
-                   help="bags of candidates (qid = bag id, contiguous): write one score per "
-                        "bag, its highest candidate score, in order of first appearance, "
-                        "and report the bag ranking's statistics")
-    p.add_argument("--edges", type=nonempty("a file name"), metavar="FILE",
-                   default=None,
-                   help="high-order models (svm_ap_learn --model): links among the examples, "
-                        "'u v' per line (0-based rows); scores are max-marginal differences")
-    p.add_argument("--groups", type=nonempty("a key"), metavar="KEY",
-                   default=None,
-                   help="high-order models: link examples sharing 'qid' or KEY=value in the comment")
-    return p
+    """The argparse parser of :data:`DIALECT`."""
+    return DIALECT.parser()
 
 
 def classify(argv):
     """Score the examples, write the output file, print the statistics."""
-    args = build_parser().parse_args(argv)
-    if args.f != 1:
-        raise CLIError(f"-f {args.f} is not supported: only -f 1 (decision values)")
-    check_verbosity(args)
+    args = DIALECT.check(build_parser().parse_args(argv))
     check_writable(args.output_file, inputs=[f for f in (args.example_file, args.model_file,
                                                          args.edges) if f])
     model = read_model(args.model_file)

@@ -17,10 +17,9 @@ from ..io.atomic import check_writable
 from ..io.estimator_model import to_model
 from ..io.model_file import write_model
 from ..io.svmlight import load_svmlight
-from .common import (CLIError, StructArgumentParser, add_kernel_option, add_perf_settings,
-                     add_solver_settings, add_verbosity_options, check_kernel,
-                     check_perf_settings, check_solver_settings, check_verbosity,
-                     nonempty, positive_float, run, strict_int)
+from .common import CLIError, nonempty, positive_float, run, strict_int
+from .dialects import (PERF_SETTINGS, USED, Dialect, Option, c_option, e_option,
+                       kernel_options, rescaling_options, solver_settings, verbosity_options)
 
 # SVM-perf's -l numbers where they overlap, plus names
 LOSS_CODES = {"2": "error", "10": "roc", "11": "ap", "ap": "ap", "ndcg": "ndcg", "roc": "roc",
@@ -54,75 +53,86 @@ only as 0). Unlike SVM-struct, every error exits with a non-zero status.
 """
 
 
+DIALECT = Dialect(
+    "svm_ap_learn", f"svmrank {__version__}: train a linear structural SVM on a rank loss "
+    "(SVM-struct options).", EPILOG,
+    positionals=[("example_file", dict(help="training data (SVMlight format, qid allowed)")),
+                 ("model_file", dict(nargs="?", default="svm_struct_model",
+                                     help="where to write the learned model (default "
+                                          "svm_struct_model)"))],
+    options=[
+        c_option(0.01, "C: trade-off between training error and margin (default 0.01)"),
+        e_option(0.1, "epsilon: allowed violation of the most violated constraint "
+                      "(default 0.1)"),
+        Option("-l", USED, default=None, metavar="loss",
+               help="loss function, see below (default ap)"),
+        Option("-w", USED, type=int, default=4, metavar="[3,4]", only=(3, 4),
+               refuse="{flag} {value} is not supported: only the 1-slack algorithm "
+                      "(-w 3 or 4)",
+               help="structural learning algorithm: 3 and 4 = 1-slack cutting plane "
+                    "(default 4)"),
+        *rescaling_options(),
+        *kernel_options(),
+        *solver_settings("fbknmq"),
+        *PERF_SETTINGS,
+        *verbosity_options("verbosity: 0 quiet, 1 one line per cutting-plane iteration "
+                           "and a summary (default 1); with --latent 1 prints the summary "
+                           "and 2 adds a line per CCCP iteration; with --model hoap 1 "
+                           "prints a line per CCCP iteration"),
+        Option("-#", USED, dest="max_iter", type=int, default=100000, metavar="int",
+               check=lambda v: (f"-#: expected a positive number of iterations, got {v}"
+                                if v < 1 else None),
+               help="maximum cutting-plane iterations (default 100000; SVM-struct's -# "
+                    "bounds its inner QP solver, which here is exact)"),
+        Option("--b", USED, dest="bias", type=float, default=1.0, metavar="float",
+               check=lambda v: (None if v >= 0 and math.isfinite(v) else
+                                f"--b: expected a finite value >= 0, got {v}"),
+               help="value of the bias feature for -l 2 and --model hob|hoap (0: none; "
+                    "default 1); --approx fixes it at 1; the other rank losses have no "
+                    "threshold and ignore it"),
+        Option("--lai", USED, choices=sorted(METHODS), default="qs",
+               help="loss-augmented inference algorithm (default qs)"),
+        Option("--approx", USED, type=float, default=None, metavar="K",
+               help="AP-SVM-APPX: keep the top K%% (0-100) of the samples a binary SVM "
+                    "classifies with margin >= 1 as hard constraints and optimise the "
+                    "rank loss on the rest (default: exact problem)"),
+        Option("--latent", USED, flag_only=True, default=False,
+               help="bags of candidates: one candidate per line, qid = bag id, '# known' "
+                    "marks a bag's known candidate; trains latent AP-SVM (-l ap) or "
+                    "latent SVM (-l 2) by CCCP"),
+        Option("--model", USED, choices=["hob", "hoap"], default=None,
+               help="high-order ranking (Dokania et al. 2014) over linked examples: "
+                    "HOB-SVM or HOAP-SVM"),
+        Option("--eta", USED, type=float, default=None, metavar="float",
+               help="with --model: weight of the pairwise term (default 1; 0: none)"),
+        Option("--pairwise-features", USED, default=None, metavar="LIST",
+               help="with --model: features of the pairwise term, 'all' (default), "
+                    "'none' (only the constant bias feature: a learned Potts term) or "
+                    "comma-separated 1-based feature numbers, e.g. 1,5,7"),
+        Option("-j", USED, dest="J", type=positive_float("-j"), default=None, metavar="float",
+               help="cost factor of errors on positive examples (SVM-light's -j): "
+                    "latent SVM's J (default 1) and HOB-SVM's J (default |N|/|P|)"),
+        Option("--robust", USED, type=float, default=None, metavar="FRACTION",
+               help="with --latent -l 2: ignore this fraction (0 <= c < 1) of the "
+                    "negative candidates, the most confusing (those whose removal "
+                    "lowers the objective most); every negative bag keeps one "
+                    "(default 0)"),
+        Option("--n-init", USED, type=int, default=None, metavar="int",
+               help="with --latent: random initialisations, the best objective wins "
+                    "(default 1)"),
+        Option("--seed", USED, type=int, default=None, metavar="int",
+               help="with --latent: seed of the random initialisations (default 0)"),
+        Option("--edges", USED, type=nonempty("a file name"), metavar="FILE", default=None,
+               help="with --model: links, 'u v' per line (0-based example rows)"),
+        Option("--groups", USED, type=nonempty("a key"), metavar="KEY", default=None,
+               help="with --model: link examples sharing a key: 'qid', or KEY=value "
+                    "in the example's comment"),
+    ])
+
+
 def build_parser():
-    p = StructArgumentParser("svm_ap_learn", f"svmrank {__version__}: train a linear structural "
-                             "SVM on a rank loss (SVM-struct options).", EPILOG, learner=True)
-    p.add_argument("example_file", help="training data (SVMlight format, qid allowed)")
-    p.add_argument("model_file", nargs="?", default="svm_struct_model",
-                   help="where to write the learned model (default svm_struct_model)")
-    p.add_argument("-c", type=positive_float("-c"), default=0.01, metavar="float",
-                   help="C: trade-off between training error and margin (default 0.01)")
-    p.add_argument("-e", type=positive_float("-e"), default=0.1, metavar="float",
-                   help="epsilon: allowed violation of the most violated constraint (default 0.1)")
-    p.add_argument("-l", default=None, metavar="loss", help="loss function, see below (default ap)")
-    p.add_argument("-w", type=int, default=4, metavar="[3,4]",
-                   help="structural learning algorithm: 3 and 4 = 1-slack cutting plane (default 4)")
-    p.add_argument("-o", type=int, default=2, metavar="2", help="rescaling: 2 = margin rescaling")
-    p.add_argument("-p", type=int, default=1, metavar="1", help="L-norm of the slack: 1")
-    add_kernel_option(p)
-    add_solver_settings(p, "fbknmq")
-    add_perf_settings(p)
-    add_verbosity_options(p, "verbosity: 0 quiet, 1 one line per cutting-plane iteration "
-                             "and a summary (default 1); with --latent 1 prints the summary "
-                             "and 2 adds a line per CCCP iteration; with --model hoap 1 "
-                             "prints a line per CCCP iteration")
-    p.add_argument("-#", dest="max_iter", type=int, default=100000, metavar="int",
-                   help="maximum cutting-plane iterations (default 100000; SVM-struct's -# "
-                        "bounds its inner QP solver, which here is exact)")
-    p.add_argument("--b", dest="bias", type=float, default=1.0, metavar="float",
-                   help="value of the bias feature for -l 2 and --model hob|hoap (0: none; "
-                        "default 1); --approx fixes it at 1; the other rank losses have no "
-                        "threshold and ignore it")
-    p.add_argument("--lai", choices=sorted(METHODS), default="qs",
-                   help="loss-augmented inference algorithm (default qs)")
-    p.add_argument("--approx", type=float, default=None, metavar="K",
-                   help="AP-SVM-APPX: keep the top K%% (0-100) of the samples a binary SVM "
-                        "classifies with margin >= 1 as hard constraints and optimise the "
-                        "rank loss on the rest (default: exact problem)")
-    p.add_argument("--latent", action="store_true",
-                   help="bags of candidates: one candidate per line, qid = bag id, '# known' "
-                        "marks a bag's known candidate; trains latent AP-SVM (-l ap) or "
-                        "latent SVM (-l 2) by CCCP")
-    p.add_argument("--model", choices=["hob", "hoap"], default=None,
-                   help="high-order ranking (Dokania et al. 2014) over linked examples: "
-                        "HOB-SVM or HOAP-SVM")
-    p.add_argument("--eta", type=float, default=None, metavar="float",
-                   help="with --model: weight of the pairwise term (default 1; 0: none)")
-    p.add_argument("--pairwise-features", default=None, metavar="LIST",
-                   help="with --model: features of the pairwise term, 'all' (default), "
-                        "'none' (only the constant bias feature: a learned Potts term) or "
-                        "comma-separated 1-based feature numbers, e.g. 1,5,7")
-    p.add_argument("-j", dest="J", type=positive_float("-j"), default=None, metavar="float",
-                   help="cost factor of errors on positive examples (SVM-light's -j): "
-                        "latent SVM's J (default 1) and HOB-SVM's J (default |N|/|P|)")
-    p.add_argument("--robust", type=float, default=None, metavar="FRACTION",
-                   help="with --latent -l 2: ignore this fraction (0 <= c < 1) of the "
-                        "negative candidates, the most confusing (those whose removal "
-                        "lowers the objective most); every negative bag keeps one "
-                        "(default 0)")
-    p.add_argument("--n-init", type=int, default=None, metavar="int",
-                   help="with --latent: random initialisations, the best objective wins "
-                        "(default 1)")
-    p.add_argument("--seed", type=int, default=None, metavar="int",
-                   help="with --latent: seed of the random initialisations (default 0)")
-    p.add_argument("--edges", type=nonempty("a file name"), metavar="FILE",
-                   default=None,
-                   help="with --model: links, 'u v' per line (0-based example rows)")
-    p.add_argument("--groups", type=nonempty("a key"), metavar="KEY",
-                   default=None,
-                   help="with --model: link examples sharing a key: 'qid', or KEY=value "
-                        "in the example's comment")
-    return p
+    """The argparse parser of :data:`DIALECT`."""
+    return DIALECT.parser()
 
 
 def parse_options(argv):
@@ -141,20 +151,7 @@ def parse_options(argv):
         args.l = MODEL_LOSSES[args.model] if args.model else "ap"
     if args.model == "hoap" and args.lai not in ("qs", "greedy"):
         raise CLIError(f"--lai {args.lai}: --model hoap takes qs or greedy")
-    if args.w not in (3, 4):
-        raise CLIError(f"-w {args.w} is not supported: only the 1-slack algorithm (-w 3 or 4)")
-    if args.o != 2:
-        raise CLIError(f"-o {args.o} is not supported: only margin rescaling (-o 2)")
-    if args.p != 1:
-        raise CLIError(f"-p {args.p} is not supported: only L1 slack (-p 1)")
-    check_kernel(args)
-    check_verbosity(args)
-    check_solver_settings(args)
-    check_perf_settings(args)
-    if args.max_iter < 1:
-        raise CLIError(f"-#: expected a positive number of iterations, got {args.max_iter}")
-    if not (args.bias >= 0 and math.isfinite(args.bias)):
-        raise CLIError(f"--b: expected a finite value >= 0, got {args.bias}")
+    DIALECT.check(args)
     if args.approx is not None and not 0 <= args.approx <= 100:
         raise CLIError(f"--approx: expected a percentage in [0, 100], got {args.approx:g}")
     if args.approx is not None and args.bias != APPX_BIAS:
@@ -272,6 +269,11 @@ def learn(argv):
             estimator.fit(X, y, edges=edges_for_examples(X.shape[0], args.edges, args.groups,
                                                          qid, keys))
         else:
+            if args.loss == "error" and len(set(qid.tolist())) > 1:
+                warnings.warn(f"{args.example_file}: -l 2 trains a binary classifier "
+                              "(label > 0 against the rest) and ignores the queries (qid); "
+                              "to rank within queries use -l ap, ndcg or roc, or "
+                              "svm_rank_learn", UserWarning, stacklevel=2)
             estimator.fit(X, y, qid=qid if (qid != 0).any() else None)
     except InputFormatError:  # (a malformed --edges file: its message names it)
         raise

@@ -1,6 +1,5 @@
 """``svm_perf_classify [options] example_file model_file output_file``: SVM-perf V3.00's
 classifier for linear models: one score w·x − b a line (``%.8f``) and its statistics."""
-import argparse
 import sys
 import time
 
@@ -12,26 +11,30 @@ from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from ..metrics import average_precision, roc_auc
 from .ap_classify import to_model_width
-from .common import (StructArgumentParser, add_verbosity_options, check_verbosity,
-                     refuse_overflowing_rows, run)
+from .common import refuse_overflowing_rows, run
+from .dialects import UNUSED, Dialect, Option, verbosity_options
+
+
+DIALECT = Dialect(
+    "svm_perf_classify", f"svmrank {__version__}: apply a linear SVM-perf (SVM-light) "
+    "model to examples.",
+    "Scores w.x - b are written one per line, %.8f, in input order. Features beyond\n"
+    "the model's highest index are ignored, as SVM-perf does (a warning counts them).\n"
+    "The statistics are SVM-perf's: the sign of the score predicts the class;\n"
+    "PRBEP, ROC area and AvgPrec rank by score, ties broken pessimistically.",
+    positionals=[("example_file", dict(help="examples to classify (SVMlight format)")),
+                 ("model_file", dict(help="linear SVM-light model")),
+                 ("output_file", dict(nargs="?", default="svm_predictions",
+                                      help="where to write the scores (default "
+                                           "svm_predictions)"))],
+    learner=False,
+    options=[*verbosity_options("verbosity: 0 quiet, 1 statistics (default 1)"),
+             Option("--d", UNUSED, dest="dense", type=float, metavar="[0,1]")])
 
 
 def build_parser():
-    p = StructArgumentParser(
-        "svm_perf_classify", f"svmrank {__version__}: apply a linear SVM-perf (SVM-light) "
-        "model to examples.",
-        "Scores w.x - b are written one per line, %.8f, in input order. Features beyond\n"
-        "the model's highest index are ignored, as SVM-perf does (a warning counts them).\n"
-        "The statistics are SVM-perf's: the sign of the score predicts the class;\n"
-        "PRBEP, ROC area and AvgPrec rank by score, ties broken pessimistically.\n"
-        "--d (dense representation) is accepted and unused.")
-    p.add_argument("example_file", help="examples to classify (SVMlight format)")
-    p.add_argument("model_file", help="linear SVM-light model")
-    p.add_argument("output_file", nargs="?", default="svm_predictions",
-                   help="where to write the scores (default svm_predictions)")
-    add_verbosity_options(p, "verbosity: 0 quiet, 1 statistics (default 1)")
-    p.add_argument("--d", dest="dense", type=float, default=None, help=argparse.SUPPRESS)
-    return p
+    """The argparse parser of :data:`DIALECT`."""
+    return DIALECT.parser()
 
 
 def statistics(y, scores):
@@ -62,15 +65,14 @@ def statistics(y, scores):
 
 def classify(argv):
     """Score the examples, write the output file, print the statistics."""
-    args = build_parser().parse_args(argv)
-    check_verbosity(args)
+    args = DIALECT.check(build_parser().parse_args(argv))
     check_writable(args.output_file, inputs=[args.example_file, args.model_file])
     if args.v >= 1:
         print("Reading model...", end="", flush=True)
     model = read_model(args.model_file)
     if args.v >= 1:
         print("done.\nReading test examples...", end="", flush=True)
-    X, y, _ = load_svmlight(args.example_file)
+    X, y, _ = load_svmlight(args.example_file, warn_mixed_qid=False)
     if args.v >= 1:
         print(f" ({X.shape[0]} examples) done.\nClassifying test examples...", end="",
               flush=True)

@@ -1,7 +1,6 @@
 """``svm_perf_learn [options] example_file model_file``: a drop-in for SVM-perf V3.00's
 learner (linear models), with its defaults (-l 2, -w 9, -c 0.01, -e 0.1, --b 1) and
 its C, ε and weight scales, trained by svmrank's 1-slack cutting-plane learner."""
-import argparse
 import math
 import sys
 import time
@@ -15,9 +14,9 @@ from ..io.estimator_model import to_model
 from ..io.model_file import LinearModel, write_model
 from ..io.svmlight import load_svmlight
 from ..problems.perf import DEFAULT_K, perf_scale
-from .common import (CLIError, StructArgumentParser, add_kernel_option, add_solver_settings,
-                     add_verbosity_options, check_kernel, check_solver_settings,
-                     check_verbosity, positive_float, run)
+from .common import CLIError, run
+from .dialects import (REFUSED, UNUSED, USED, Dialect, Option, c_option, e_option,
+                       kernel_options, rescaling_options, solver_settings, verbosity_options)
 
 # SVM-perf's -l numbers
 LOSSES = {0: "zero_one", 1: "f1", 2: "error", 3: "prbep", 4: "prec@k", 5: "rec@k", 10: "roc",
@@ -48,73 +47,66 @@ SVM-perf allows. Only linear models (-t 0): the sparse-kernel options --i, --k, 
 """
 
 
+def _refused_sparse(name):
+    return Option(f"--{name}", REFUSED, dest=f"sparse_{name}",
+                  refuse="{flag} (sparse kernel approximation) is not supported: only "
+                         "linear models")
+
+
+DIALECT = Dialect(
+    "svm_perf_learn", f"svmrank {__version__}: SVM-perf's learner for linear models "
+    "(multivariate losses).", EPILOG,
+    positionals=[("example_file", dict(help="training data (SVMlight format)")),
+                 ("model_file", dict(nargs="?", default="svm_struct_model",
+                                     help="where to write the learned model (default "
+                                          "svm_struct_model)"))],
+    options=[
+        c_option(0.01, "C: trade-off between training error and margin (default 0.01)"),
+        e_option(0.1, "epsilon: tolerance of the termination criterion (default 0.1)"),
+        Option("-l", USED, type=int, default=2, metavar="[0..]", only=tuple(LOSSES),
+               refuse="{flag} {value}: unknown loss function; use 0, 1, 2, 3, 4, 5, 10 or 11",
+               help="loss function, see below (default 2)",
+               scale="per loss: docs/algorithms.md#the-scale-of-c"),
+        Option("-w", USED, type=int, default=9, metavar="[0..9]", only=ALGORITHMS,
+               refuse="{flag} {value}: unknown algorithm; use 0, 1, 2, 3, 4 or 9",
+               help="structural learning algorithm (default 9; all solve the same "
+                    "problem, see below)"),
+        *rescaling_options(),
+        *kernel_options(),
+        *solver_settings("fbknmq"),
+        *verbosity_options("verbosity: 0 quiet, 1 progress and a summary (default 1)"),
+        Option("-#", USED, dest="max_iter", type=int, default=100000, metavar="int",
+               help="maximum cutting-plane iterations (default 100000)",
+               check=lambda v: None if v >= 1 else
+               f"-#: expected a positive number of iterations, got {v}"),
+        Option("--b", USED, dest="bias", type=float, default=1.0, metavar="float",
+               help="value of the L2-bias feature; 0: none (default 1)",
+               check=lambda v: None if v >= 0 and math.isfinite(v) else
+               f"--b: expected a finite value >= 0, got {v}"),
+        Option("--p", USED, dest="k_frac", type=float, default=0.0, metavar="[0..]",
+               help="k of Prec@k and Rec@k as a fraction of the positives (default 0)",
+               check=lambda v: None if v >= 0 and math.isfinite(v) else
+               f"--p: expected a finite value >= 0, got {v:g}"),
+        Option("--s", UNUSED, dest="shrinking", type=float, metavar="[0,1]"),
+        *[_refused_sparse(name) for name in "ikrf"],
+        Option("--t", USED, dest="sparse_t", type=int, default=0, metavar="0", only=(0,),
+               refuse="{flag} {value} (sparse kernel approximation) is not supported: "
+                      "only linear models"),
+    ])
+
+
 def build_parser():
-    p = StructArgumentParser("svm_perf_learn", f"svmrank {__version__}: SVM-perf's learner "
-                             "for linear models (multivariate losses).", EPILOG, learner=True)
-    p.add_argument("example_file", help="training data (SVMlight format)")
-    p.add_argument("model_file", nargs="?", default="svm_struct_model",
-                   help="where to write the learned model (default svm_struct_model)")
-    p.add_argument("-c", type=positive_float("-c"), default=0.01, metavar="float",
-                   help="C: trade-off between training error and margin (default 0.01)")
-    p.add_argument("-e", type=positive_float("-e"), default=0.1, metavar="float",
-                   help="epsilon: tolerance of the termination criterion (default 0.1)")
-    p.add_argument("-l", type=int, default=2, metavar="[0..]",
-                   help="loss function, see below (default 2)")
-    p.add_argument("-w", type=int, default=9, metavar="[0..9]",
-                   help="structural learning algorithm (default 9, see below)")
-    p.add_argument("-o", type=int, default=2, metavar="2", help="rescaling: 2 = margin rescaling")
-    p.add_argument("-p", type=int, default=1, metavar="1", help="L-norm of the slack: 1")
-    add_kernel_option(p)
-    add_solver_settings(p, "fbknmq")
-    add_verbosity_options(p, "verbosity: 0 quiet, 1 progress and a summary (default 1)")
-    p.add_argument("-#", dest="max_iter", type=int, default=100000, metavar="int",
-                   help="maximum cutting-plane iterations (default 100000)")
-    p.add_argument("--b", dest="bias", type=float, default=1.0, metavar="float",
-                   help="value of the L2-bias feature; 0: none (default 1)")
-    p.add_argument("--p", dest="k_frac", type=float, default=0.0, metavar="[0..]",
-                   help="k of Prec@k and Rec@k as a fraction of the positives (default 0)")
-    p.add_argument("--s", dest="shrinking", type=float, default=None, metavar="[0,1]",
-                   help="shrinking of SVM-perf's -w 9 (accepted, unused)")
-    for name in "ikrf":
-        p.add_argument(f"--{name}", dest=f"sparse_{name}", default=None,
-                       help="sparse kernel approximation (refused: linear models only)"
-                       if name == "i" else argparse.SUPPRESS)
-    p.add_argument("--t", dest="sparse_t", type=int, default=0, metavar="0",
-                   help="a priori basis selection for sparse kernels: 0 only")
-    return p
+    """The argparse parser of :data:`DIALECT`."""
+    return DIALECT.parser()
 
 
 def parse_options(argv):
     """Parse and check the options; raise CLIError naming the bad one."""
-    args = build_parser().parse_args(argv)
-    if args.l not in LOSSES:
-        raise CLIError(f"-l {args.l}: unknown loss function; use 0, 1, 2, 3, 4, 5, 10 or 11")
+    args = DIALECT.check(build_parser().parse_args(argv))
     args.loss = LOSSES[args.l]
-    if args.w not in ALGORITHMS:
-        raise CLIError(f"-w {args.w}: unknown algorithm; use 0, 1, 2, 3, 4 or 9")
     if args.w == 9 and args.loss != "error":
         raise CLIError(f"-w 9: the custom algorithm can only optimize the error rate (-l 2), "
                        f"not -l {args.l}; use -w 3")
-    if args.o != 2:
-        raise CLIError(f"-o {args.o} is not supported: only margin rescaling (-o 2)")
-    if args.p != 1:
-        raise CLIError(f"-p {args.p} is not supported: only L1 slack (-p 1)")
-    check_kernel(args)
-    check_verbosity(args)
-    check_solver_settings(args)
-    for name in "ikrf":
-        if getattr(args, f"sparse_{name}") is not None:
-            raise CLIError(f"--{name} (sparse kernel approximation) is not supported: only "
-                           "linear models")
-    if args.sparse_t != 0:
-        raise CLIError(f"--t {args.sparse_t} (sparse kernel approximation) is not supported: "
-                       "only linear models")
-    if args.max_iter < 1:
-        raise CLIError(f"-#: expected a positive number of iterations, got {args.max_iter}")
-    if not (args.bias >= 0 and math.isfinite(args.bias)):
-        raise CLIError(f"--b: expected a finite value >= 0, got {args.bias}")
-    if not (args.k_frac >= 0 and math.isfinite(args.k_frac)):
-        raise CLIError(f"--p: expected a finite value >= 0, got {args.k_frac:g}")
     if args.loss == "prec@k" and args.k_frac > 1:
         raise CLIError(f"--p {args.k_frac:g}: for Prec@k it must not be larger than 1.0")
     if args.loss == "rec@k" and 0 < args.k_frac < 1:
@@ -141,7 +133,7 @@ def learn(argv):
     check_writable(args.model_file, inputs=[args.example_file])
     if args.v >= 1:
         print("Reading training examples...", end="", flush=True)
-    X, y, _ = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES)
+    X, y, _ = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES, warn_mixed_qid=False)
     n_pos = int((y > 0).sum())
     n_neg = len(y) - n_pos
     if args.v >= 1:

@@ -12,8 +12,8 @@ from ..io.atomic import atomic_write, check_writable
 from ..io.multiclass_model import format_label, read_multiclass_model
 from ..io.svmlight import parse_svmlight_bytes
 from ..metrics import top_k_accuracies
-from .common import (StructArgumentParser, add_verbosity_options, check_verbosity,
-                     refuse_overflowing_rows, run)
+from .common import refuse_overflowing_rows, run
+from .dialects import USED, Dialect, Option, verbosity_options
 
 EPILOG = """\
 Each output line holds the predicted label and the score of every class, in the
@@ -26,23 +26,30 @@ class listed first).
 """
 
 
+DIALECT = Dialect(
+    "svm_topk_classify", f"svmrank {__version__}: apply a linear multiclass model to "
+    "examples.", EPILOG,
+    positionals=[("example_file", dict(help="examples to classify (SVMlight format)")),
+                 ("model_file", dict(help="linear SVM-multiclass model")),
+                 ("output_file", dict(nargs="?", default="svm_predictions",
+                                      help="where to write the predictions (default "
+                                           "svm_predictions)"))],
+    learner=False,
+    options=[
+        Option("--ignore-extra-features", USED, flag_only=True, default=False,
+               help="drop features beyond the model's instead of failing"),
+        *verbosity_options("verbosity: 0 quiet, 1 statistics (default 1)"),
+    ])
+
+
 def build_parser():
-    p = StructArgumentParser("svm_topk_classify", f"svmrank {__version__}: apply a linear "
-                             "multiclass model to examples.", EPILOG)
-    p.add_argument("example_file", help="examples to classify (SVMlight format)")
-    p.add_argument("model_file", help="linear SVM-multiclass model")
-    p.add_argument("output_file", nargs="?", default="svm_predictions",
-                   help="where to write the predictions (default svm_predictions)")
-    p.add_argument("--ignore-extra-features", action="store_true",
-                   help="drop features beyond the model's instead of failing")
-    add_verbosity_options(p, "verbosity: 0 quiet, 1 statistics (default 1)")
-    return p
+    """The argparse parser of :data:`DIALECT`."""
+    return DIALECT.parser()
 
 
 def classify(argv):
     """Predict, write the output file atomically, print the statistics."""
-    args = build_parser().parse_args(argv)
-    check_verbosity(args)
+    args = DIALECT.check(build_parser().parse_args(argv))
     check_writable(args.output_file, inputs=(args.example_file, args.model_file))
     model = read_multiclass_model(args.model_file)
     with open(args.example_file, "rb") as fh:

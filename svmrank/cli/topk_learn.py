@@ -14,9 +14,9 @@ from ..io.estimator_model import MULTICLASS_SCALE, to_model
 from ..io.multiclass_model import check_model_size, format_label, write_multiclass_model
 from ..io.svmlight import load_svmlight
 from ..learners.sdca import check_sdca_memory
-from .common import (CLIError, StructArgumentParser, add_kernel_option, add_solver_settings,
-                     add_verbosity_options, check_kernel, check_solver_settings,
-                     check_verbosity, positive_float, refuse_overflowing_rows, run)
+from .common import CLIError, refuse_overflowing_rows, run
+from .dialects import (USED, UNUSED, Dialect, Option, c_option, e_option, kernel_options,
+                       rescaling_options, solver_settings, verbosity_options)
 
 EPILOG = """\
 -c means what it means for svm_multiclass_learn: the objective is
@@ -42,41 +42,54 @@ class) is refused before training. Only the linear kernel is supported. Every er
 """
 
 
+DIALECT = Dialect(
+    "svm_topk_learn", f"svmrank {__version__}: train a linear top-k multiclass SVM "
+    "(svm_multiclass_learn options).", EPILOG,
+    positionals=[("example_file", dict(help="training data (SVMlight format, class labels)")),
+                 ("model_file", dict(nargs="?", default="svm_struct_model",
+                                     help="where to write the learned model (default "
+                                          "svm_struct_model)"))],
+    options=[
+        c_option(None, "C: trade-off between training error and margin (required)"),
+        e_option(1e-3, "epsilon: relative duality gap to stop at (default 0.001)"),
+        Option("-k", USED, type=int, default=1, metavar="int",
+               check=lambda v: f"-k: expected an integer >= 1, got {v}" if v < 1 else None,
+               help="k of the top-k hinge loss (default 1)"),
+        Option("--loss", USED, choices=("alpha", "beta"), default="alpha",
+               help="top-k hinge loss variant (default alpha)"),
+        Option("-#", USED, dest="max_epoch", type=int, default=1000, metavar="int",
+               check=lambda v: (f"-#: expected a positive number of epochs, got {v}"
+                                if v < 1 else None),
+               help="maximum number of epochs (default 1000)"),
+        Option("--gap-every", USED, dest="gap_every", type=int, default=5, metavar="int",
+               check=lambda v: (f"--gap-every: expected a positive number of epochs, got {v}"
+                                if v < 1 else None),
+               help="compute the duality gap every this many epochs (default 5)"),
+        Option("--seed", USED, type=int, default=0, metavar="int",
+               check=lambda v: f"--seed: expected an integer >= 0, got {v}" if v < 0 else None,
+               help="seed of the random order of each epoch (default 0)"),
+        Option("--keep-empty-classes", USED, flag_only=True, default=False,
+               help="keep classes of 1..max label that have no example (as "
+                    "svm_multiclass_learn does) instead of refusing the file"),
+        *verbosity_options("verbosity: 0 quiet, 1 summary, 2 the gap at every check "
+                           "(default 1)"),
+        *kernel_options(),
+        *solver_settings("fbnmq"),
+        Option("-w", UNUSED, type=int, default=4, metavar="[0..4]", only=(0, 1, 2, 3, 4),
+               refuse="{flag} {value} is not supported: only SVM-struct's 0..4",
+               help="SVM-struct's algorithm choice: accepted (all reach the same optimum); "
+                    "svmrank always uses Prox-SDCA"),
+        *rescaling_options()[:1],
+        Option("-l", USED, type=int, default=0, metavar="0", only=(0,),
+               refuse="{flag} {value} is not supported: only the zero/one loss (-l 0)",
+               help="loss: 0 = zero/one (top-k) loss"),
+        *rescaling_options()[1:],
+    ])
+
+
 def build_parser():
-    p = StructArgumentParser("svm_topk_learn", f"svmrank {__version__}: train a linear top-k "
-                             "multiclass SVM (svm_multiclass_learn options).", EPILOG,
-                             learner=True)
-    p.add_argument("example_file", help="training data (SVMlight format, class labels)")
-    p.add_argument("model_file", nargs="?", default="svm_struct_model",
-                   help="where to write the learned model (default svm_struct_model)")
-    p.add_argument("-c", type=positive_float("-c"), default=None, metavar="float",
-                   help="C: trade-off between training error and margin (required)")
-    p.add_argument("-e", type=positive_float("-e"), default=1e-3, metavar="float",
-                   help="epsilon: relative duality gap to stop at (default 0.001)")
-    p.add_argument("-k", type=int, default=1, metavar="int",
-                   help="k of the top-k hinge loss (default 1)")
-    p.add_argument("--loss", choices=("alpha", "beta"), default="alpha",
-                   help="top-k hinge loss variant (default alpha)")
-    p.add_argument("-#", dest="max_epoch", type=int, default=1000, metavar="int",
-                   help="maximum number of epochs (default 1000)")
-    p.add_argument("--gap-every", dest="gap_every", type=int, default=5, metavar="int",
-                   help="compute the duality gap every this many epochs (default 5)")
-    p.add_argument("--seed", type=int, default=0, metavar="int",
-                   help="seed of the random order of each epoch (default 0)")
-    p.add_argument("--keep-empty-classes", action="store_true",
-                   help="keep classes of 1..max label that have no example (as "
-                        "svm_multiclass_learn does) instead of refusing the file")
-    add_verbosity_options(p, "verbosity: 0 quiet, 1 summary, 2 the gap at every check "
-                             "(default 1)")
-    add_kernel_option(p)
-    add_solver_settings(p, "fbnmq")
-    p.add_argument("-w", type=int, default=4, metavar="[0..4]",
-                   help="SVM-struct's algorithm choice: accepted (all reach the same optimum); "
-                        "svmrank always uses Prox-SDCA")
-    p.add_argument("-o", type=int, default=2, metavar="2", help="rescaling: 2 = margin rescaling")
-    p.add_argument("-l", type=int, default=0, metavar="0", help="loss: 0 = zero/one (top-k) loss")
-    p.add_argument("-p", type=int, default=1, metavar="1", help="L-norm of the slack: 1")
-    return p
+    """The argparse parser of :data:`DIALECT`."""
+    return DIALECT.parser()
 
 
 def parse_options(argv):
@@ -84,24 +97,7 @@ def parse_options(argv):
     args = build_parser().parse_args(argv)
     if args.c is None:
         raise CLIError("-c is required: the trade-off C > 0, as for svm_multiclass_learn")
-    if args.k < 1:
-        raise CLIError(f"-k: expected an integer >= 1, got {args.k}")
-    check_verbosity(args)
-    check_kernel(args)
-    check_solver_settings(args)
-    if args.seed < 0:
-        raise CLIError(f"--seed: expected an integer >= 0, got {args.seed}")
-    for option, value, allowed, what in (("-w", args.w, (0, 1, 2, 3, 4), "SVM-struct's 0..4"),
-                                         ("-o", args.o, (2,), "margin rescaling (-o 2)"),
-                                         ("-l", args.l, (0,), "the zero/one loss (-l 0)"),
-                                         ("-p", args.p, (1,), "L1 slack (-p 1)")):
-        if value not in allowed:
-            raise CLIError(f"{option} {value} is not supported: only {what}")
-    if args.max_epoch < 1:
-        raise CLIError(f"-#: expected a positive number of epochs, got {args.max_epoch}")
-    if args.gap_every < 1:
-        raise CLIError(f"--gap-every: expected a positive number of epochs, got {args.gap_every}")
-    return args
+    return DIALECT.check(args)
 
 
 MAX_CLASSES = 100_000  # weights and dual variables grow with the number of classes

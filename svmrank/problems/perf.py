@@ -113,30 +113,29 @@ class PerfProblem(LinearScoreProblem):
         """Loss Δ of the most violated labelling and d with g = Xᵀ d (d_i = y_i / n on
         the samples it flips)."""
         pos, neg = scores[self.positive], scores[~self.positive]
-        a, b = _perf_fast.most_violated_table(-np.sort(-pos), -np.sort(-neg), self.code,
-                                              self.k)
+        pos_sorted, neg_sorted = -np.sort(-pos), -np.sort(-neg)
+        a, b = _perf_fast.most_violated_table(pos_sorted, neg_sorted, self.code, self.k)
         n = len(scores)
         d = np.zeros(n)
-        # flip all but the a highest positives and the b highest negatives; among tied
-        # scores which ones does not change the value
-        d[self.positive] = _flips(pos, len(pos) - a, lowest=True) * (1.0 / n)
-        d[~self.positive] = _flips(neg, b, lowest=False) * (-1.0 / n)
         if a == self.n_positive and b == 0:  # (the true labelling: nothing violated)
             return 0.0, d
+        # flip all but the a highest positives and the b highest negatives (among tied
+        # scores, which ones does not change the value)
+        d[self.positive] = _top(-pos, -pos_sorted[::-1], len(pos) - a) * (1.0 / n)
+        d[~self.positive] = _top(neg, neg_sorted, b) * (-1.0 / n)
         return table_loss(self.loss, a, b, self.n_positive, self.k), d
 
 
-def _flips(scores, count, lowest):
-    """0/1 mask of ``count`` entries of ``scores``: the lowest (or highest) ones."""
-    mask = np.zeros(len(scores))
+def _top(values, decreasing, count):
+    """0/1 mask of ``count`` entries of ``values`` that are among its ``count`` largest
+    (``decreasing``: ``values`` sorted in decreasing order)."""
     if count == 0:
-        return mask
-    if count >= len(scores):
-        mask[:] = 1.0
-        return mask
-    order = np.argpartition(scores if lowest else -scores, count - 1)[:count]
-    mask[order] = 1.0
-    return mask
+        return np.zeros(len(values))
+    threshold = decreasing[count - 1]
+    mask = values > threshold
+    ties = np.flatnonzero(values == threshold)[:count - int(mask.sum())]
+    mask[ties] = True
+    return mask.astype(np.float64)
 
 
 def perf_scale(loss, n_positive=None, n_negative=None):

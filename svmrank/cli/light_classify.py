@@ -1,0 +1,85 @@
+"""``svm_classify [options] example_file model_file output_file``: SVM-light's
+classifier for linear models: one decision value ``w·x − b`` per line (``%.8g``, as
+svm_classify writes) and its accuracy and precision/recall lines."""
+import sys
+import time
+
+import numpy as np
+
+from .. import __version__
+from ..io.atomic import atomic_write, check_writable
+from ..io.model_file import read_model
+from ..io.svmlight import load_svmlight
+from .ap_classify import to_model_width
+from .common import refuse_overflowing_rows, run
+from .dialects import USED, Dialect, Option
+
+DIALECT = Dialect(
+    "svm_classify", f"svmrank {__version__}: apply a linear SVM-light model to examples "
+    "(SVM-light options).",
+    "Decision values w.x - b are written one per line, %.8g, as svm_classify -f 1\n"
+    "does (the only output format). Features beyond the model's highest index are\n"
+    "ignored (a warning counts them). Examples labelled 0 are scored and not counted\n"
+    "in the statistics.",
+    positionals=[("example_file", dict(help="examples to classify (SVMlight format)")),
+                 ("model_file", dict(help="linear SVM-light model")),
+                 ("output_file", dict(nargs="?", default="svm_predictions",
+                                      help="where to write the decision values (default "
+                                           "svm_predictions)"))],
+    learner=False,
+    options=[
+        Option("-v", USED, type=int, default=1, metavar="[0..3]",
+               check=lambda v: f"-v: expected a verbosity level >= 0, got {v}" if v < 0 else None,
+               help="verbosity: 0 quiet, 1 statistics (default 1)"),
+        Option("-f", USED, type=int, default=1, metavar="1", only=(1,),
+               refuse="{flag} {value} is not supported: only -f 1 (decision values)",
+               help="output format: 1 = value of the decision function (the only one)"),
+    ])
+
+
+def build_parser():
+    """The argparse parser of :data:`DIALECT`."""
+    return DIALECT.parser()
+
+
+def classify(argv):
+    """Score the examples, write the output file, print the statistics."""
+    args = DIALECT.check(build_parser().parse_args(argv))
+    check_writable(args.output_file, inputs=(args.example_file, args.model_file))
+    model = read_model(args.model_file)
+    X, y, _ = load_svmlight(args.example_file, warn_mixed_qid=False)
+    X = to_model_width(X, model.n_features, args.example_file)
+    start = time.process_time()
+    scores = model.decision_function(X)
+    refuse_overflowing_rows(scores, args.example_file, "the score w·x - b")
+    runtime = time.process_time() - start
+    with atomic_write(args.output_file) as fh:
+        fh.write("".join(f"{s:.8g}\n" for s in scores.tolist()))
+    if args.v >= 1:
+        print(summary(y, scores, runtime), flush=True)
+    return 0
+
+
+def summary(y, scores, runtime):
+    """svm_classify's statistics over the labelled examples (label != 0)."""
+    labelled = y != 0
+    positive, predicted = y[labelled] > 0, scores[labelled] > 0
+    n = int(labelled.sum())
+    correct = int(np.sum(positive == predicted))
+    tp = int(np.sum(positive & predicted))
+    precision = 100.0 * tp / max(int(predicted.sum()), 1)
+    recall = 100.0 * tp / max(int(positive.sum()), 1)
+    return "\n".join([
+        f"Runtime (without IO) in cpu-seconds: {runtime:.2f}",
+        f"Accuracy on test set: {100.0 * correct / max(n, 1):.2f}% ({correct} correct, "
+        f"{n - correct} incorrect, {n} total)",
+        f"Precision/recall on test set: {precision:.2f}%/{recall:.2f}%"])
+
+
+def main(argv=None):
+    """Entry point of ``svm_classify``: returns the exit status."""
+    return run(classify, argv, prog="svm_classify")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

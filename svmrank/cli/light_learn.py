@@ -1,0 +1,149 @@
+"""``svm_learn [options] example_file model_file``: SVM-light V6's linear classification
+(``-z c -t 0``) as a dialect: a binary SVM on the per-example hinge loss, written as an
+SVM-light V6.20 linear model."""
+import sys
+import time
+
+import numpy as np
+
+from .. import __version__
+from .._validation import MAX_TRAIN_FEATURES
+from ..io.atomic import check_writable
+from ..io.estimator_model import to_model
+from ..io.model_file import write_model
+from ..io.svmlight import load_svmlight
+from .common import example_place, positive_float, run
+from .dialects import (REFUSED, UNUSED, USED, Dialect, Option, e_option, kernel_options,
+                       solver_settings)
+
+EPILOG = """\
+-c is SVM-light's C: the problem is 1/2|w|^2 + C sum_i hinge_i, BinarySVM(C = c * n)
+here (n training examples); the default is SVM-light's, 1 / mean(x.x).
+-b 1 (default) learns the threshold as the weight of a constant feature 1, which is
+regularised (as LinearSVC's intercept), unlike SVM-light's b: the models differ
+slightly; -b 0 (no threshold) solves exactly SVM-light's problem.
+-e bounds the mean hinge violation of the 1-slack problem (SVM-light's bounds each
+example's KKT condition; both are in margin units).
+Labels: > 0 positive, < 0 negative; 0 (unlabeled: SVM-light's transduction) is refused.
+
+Only classification (-z c) with the linear kernel (-t 0) is implemented. The settings
+of SVM-light's own solver (-q, -n, -m, -h, -f, -#) and the kernel parameters
+(-d -g -s -r -u) are accepted and unused, as are -w (regression's tube) and -o/-k
+(the XiAlpha estimate, used only with -x 1). Refused: -z r/p, -j other than 1,
+-i 1, -x 1, -p, -y 1, -a, -l.
+"""
+
+
+def _refuse_with(what):
+    return "{flag} {value} is not supported: " + what
+
+
+DIALECT = Dialect(
+    "svm_learn", f"svmrank {__version__}: train a linear binary SVM (SVM-light options, "
+    "-z c -t 0).", EPILOG,
+    positionals=[("example_file", dict(help="training data (SVMlight format, labels +1/-1)")),
+                 ("model_file", dict(nargs="?", default="svm_model",
+                                     help="where to write the learned model (default "
+                                          "svm_model)"))],
+    options=[
+        Option("-z", USED, default="c", metavar="c", only=("c",),
+               refuse=_refuse_with("only classification (-z c); for preference ranking "
+                                   "(-z p) use svm_rank_learn -l 1 with C = c * number of "
+                                   "queries"),
+               help="learning task: c = classification (the only one)"),
+        Option("-c", USED, type=positive_float("-c"), default=None, metavar="float",
+               help="C: trade-off between training error and margin (default "
+                    "1 / mean(x.x))", scale="BinarySVM(C = c * n)"),
+        Option("-b", USED, dest="biased", type=int, default=1, metavar="[0,1]", only=(0, 1),
+               refuse=_refuse_with("-b takes 0 or 1 (biased hyperplane)"),
+               help="1: biased hyperplane (x.w - b), 0: unbiased (default 1)",
+               scale="BinarySVM(bias=0 or 1)"),
+        Option("-j", UNUSED, type=float, default=1.0, metavar="float", only=(1.0,),
+               refuse=_refuse_with("cost factors other than 1"),
+               help="cost factor of errors on positive examples: 1 only"),
+        Option("-i", UNUSED, type=int, default=0, metavar="0", only=(0,),
+               refuse=_refuse_with("removing inconsistent examples (-i 0 only)")),
+        Option("-x", UNUSED, type=int, default=0, metavar="0", only=(0,),
+               refuse=_refuse_with("leave-one-out estimates (-x 0 only)")),
+        Option("-o", UNUSED, dest="xa_rho", type=float),
+        Option("-k", UNUSED, dest="xa_depth", type=float),
+        Option("-w", UNUSED, dest="tube", type=float),
+        Option("-p", REFUSED, dest="transduction",
+               refuse="-p (transductive learning) is not supported"),
+        Option("-l", REFUSED, dest="transduction_file",
+               refuse="-l (transductive learning's labels) is not supported"),
+        Option("-y", UNUSED, dest="restart", type=int, default=0, metavar="0", only=(0,),
+               refuse=_refuse_with("restarting from the dual variables of -a (-y 0 only)")),
+        e_option(0.001, "epsilon: tolerance of the termination criterion (default 0.001)"),
+        *kernel_options(),
+        *solver_settings("qnmf"),
+        Option("-#", UNUSED, dest="qp_iterations", type=int, metavar="int"),
+        Option("-v", USED, type=int, default=1, metavar="[0..3]",
+               check=lambda v: f"-v: expected a verbosity level >= 0, got {v}" if v < 0 else None,
+               help="verbosity: 0 quiet, 1 a summary (default 1)"),
+    ])
+
+
+def build_parser():
+    """The argparse parser of :data:`DIALECT`."""
+    return DIALECT.parser()
+
+
+def parse_options(argv):
+    """Parse and check the options; raise CLIError naming the bad one."""
+    return DIALECT.check(build_parser().parse_args(argv))
+
+
+def default_c(X):
+    """SVM-light's default C: the inverse of the mean squared norm of the examples."""
+    mean = float(np.asarray(X.multiply(X).sum(axis=1)).mean())
+    if not mean > 0:
+        raise ValueError("every example is zero: no default C (give -c)")
+    return 1.0 / mean
+
+
+def learn(argv):
+    """Train and write the model; errors propagate (see :func:`main`)."""
+    args = parse_options(argv)
+    check_writable(args.model_file, inputs=(args.example_file,))
+    X, y, _ = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES,
+                            warn_mixed_qid=False)
+    n = X.shape[0]
+    if (y == 0).any():
+        raise ValueError(f"{args.example_file}: "
+                         f"{example_place(args.example_file, int(np.argmax(y == 0)))}: label "
+                         "0 marks an unlabeled example (SVM-light's transduction), which is "
+                         "not supported")
+    if (y > 0).all() or (y < 0).all():
+        raise ValueError(f"{args.example_file}: needs positive and negative examples")
+    c_light = args.c if args.c is not None else default_c(X)
+    if args.v >= 1:
+        print(f"Reading examples...done ({n} examples, {X.shape[1]} features; "
+              f"C = {c_light:.8g}).", flush=True)
+    from ..estimators import BinarySVM  # (imported here: it imports scikit-learn)
+    # SVM-light: 1/2|w|^2 + c sum_i hinge_i; BinarySVM: 1/2|w|^2 + (C/n) sum_i hinge_i
+    estimator = BinarySVM(C=c_light * n, epsilon=args.e, bias=float(args.biased),
+                          max_iter=100000, verbose=0)
+    start = time.perf_counter()
+    try:
+        estimator.fit(X, np.where(y > 0, 1.0, -1.0))
+    except ValueError as exc:
+        raise ValueError(f"{args.example_file}: {exc}") from None
+    elapsed = time.perf_counter() - start
+    write_model(args.model_file, to_model(estimator, n_train=n))
+    if args.v >= 1:
+        r = estimator.result_
+        print(f"{'Converged' if r.converged else 'Stopped (not converged)'} after "
+              f"{r.n_iter} iteration{'s' * (r.n_iter != 1)}; objective "
+              f"{r.primal_objective:.8g} (BinarySVM's scale); {elapsed:.2f}s.\n"
+              f"Writing model file...done", flush=True)
+    return 0
+
+
+def main(argv=None):
+    """Entry point of ``svm_learn``: returns the exit status."""
+    return run(learn, argv, prog="svm_learn")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""``svm_rank_classify [options] example_file model_file output_file``: score examples
+with a linear SVM-light model (svm_rank_learn's, ours, or any linear SVM-light model),
+write one score per line (``%.8f``, as SVM-rank) and print SVM-rank's statistics."""
+import sys
+import time
+
+import numpy as np
+
+from .. import __version__
+from .._validation import query_segments
+from ..io.atomic import atomic_write, check_writable
+from ..io.model_file import read_model
+from ..io.svmlight import load_svmlight
+from .ap_classify import to_model_width
+from .common import refuse_overflowing_rows, run
+from .dialects import Dialect, verbosity_options
+
+DIALECT = Dialect(
+    "svm_rank_classify", f"svmrank {__version__}: apply a linear ranking model to examples "
+    "(SVM-rank V1.00 options).",
+    "Scores w.x - b are written one per line, %.8f, in input order, as svm_rank_classify\n"
+    "does. Features beyond the model's highest index are ignored (a warning counts\n"
+    "them). The statistics count, per query (qid), the pairs of different labels the\n"
+    "scores do not order strictly (a tie counts as swapped, as in SVM-rank).",
+    positionals=[("example_file", dict(help="examples to rank (SVMlight format with qid)")),
+                 ("model_file", dict(help="linear SVM-light model")),
+                 ("output_file", dict(nargs="?", default="svm_predictions",
+                                      help="where to write the scores (default "
+                                           "svm_predictions)"))],
+    learner=False,
+    options=verbosity_options("verbosity: 0 quiet, 1 statistics (default 1)"))
+
+
+def build_parser():
+    """The argparse parser of :data:`DIALECT`."""
+    return DIALECT.parser()
+
+
+def swapped_pairs(y, scores):
+    """(swapped, pairs) of one query: pairs with y_i > y_j, and those of them with
+    s_i <= s_j."""
+    levels = np.unique(y)
+    swapped = pairs = 0
+    for level in levels[1:]:
+        below = np.sort(scores[y < level])
+        here = scores[y == level]
+        pairs += len(below) * len(here)
+        swapped += int(np.sum(len(below) - np.searchsorted(below, here, side="left")))
+    return swapped, pairs
+
+
+def classify(argv):
+    """Score the examples, write the output file, print the statistics."""
+    args = DIALECT.check(build_parser().parse_args(argv))
+    check_writable(args.output_file, inputs=(args.example_file, args.model_file))
+    if args.v >= 1:
+        print("Reading model...", end="", flush=True)
+    model = read_model(args.model_file)
+    if args.v >= 1:
+        print("done.\nReading test examples...", end="", flush=True)
+    X, y, qid = load_svmlight(args.example_file)
+    X = to_model_width(X, model.n_features, args.example_file)
+    if args.v >= 1:
+        print(f" ({X.shape[0]} examples) done.\nClassifying test examples...", end="",
+              flush=True)
+    start = time.process_time()
+    scores = model.decision_function(X)
+    refuse_overflowing_rows(scores, args.example_file, "the score w·x")
+    order, offsets = query_segments(qid if (qid != 0).any() else None, len(y))
+    counts = [swapped_pairs(y[order[a:b]], scores[order[a:b]])
+              for a, b in zip(offsets[:-1], offsets[1:])]
+    runtime = time.process_time() - start
+    with atomic_write(args.output_file) as fh:
+        fh.write("".join(f"{s:.8f}\n" for s in scores.tolist()))
+    if args.v >= 1:
+        print("done", flush=True)
+        print(summary(counts, runtime), flush=True)
+    return 0
+
+
+def summary(counts, runtime):
+    """svm_rank_classify's statistics from each query's (swapped, pairs)."""
+    n = len(counts)
+    fractions = [s / p if p else 0.0 for s, p in counts]
+    correct = sum(f == 0 for f in fractions)
+    loss = float(np.mean(fractions)) if n else 0.0
+    return "\n".join([
+        f"Runtime (without IO) in cpu-seconds: {runtime:.2f}",
+        f"Average loss on test set: {loss:.4f}",
+        f"Zero/one-error on test set: {100.0 * (n - correct) / max(n, 1):.2f}% ({correct} "
+        f"correct, {n - correct} incorrect, {n} total)",
+        "NOTE: the average loss is the fraction of swapped pairs, averaged over the",
+        "      queries; the zero/one error counts the queries not ranked perfectly.",
+        f"Total Num Swappedpairs  : {sum(s for s, _ in counts):6.0f}",
+        f"Avg Swappedpairs Percent: {100.0 * loss:6.2f}"])
+
+
+def main(argv=None):
+    """Entry point of ``svm_rank_classify``: returns the exit status."""
+    return run(classify, argv, prog="svm_rank_classify")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,263 @@
+"""The per-dialect option tables (svmrank.cli.dialects) and the scripts built on them:
+svm_rank_learn / svm_rank_classify (SVM-rank V1.00) and svm_learn / svm_classify
+(SVM-light, linear classification)."""
+import itertools
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from svmrank.cli import (ap_classify, ap_learn, light_classify, light_learn, rank_classify,
+                         rank_learn, topk_classify, topk_learn)
+from svmrank.cli.common import CLIError
+from svmrank.cli.dialects import REFUSED, UNUSED, USED
+from svmrank.io.model_file import read_model
+from svmrank.io.svmlight import load_svmlight
+
+ROOT = Path(__file__).resolve().parents[1]
+TRAIN, TEST = ROOT / "data_examples" / "rank_train.dat", ROOT / "data_examples" / "rank_test.dat"
+SCRIPTS = [ap_learn, ap_classify, topk_learn, topk_classify, rank_learn, rank_classify,
+           light_learn, light_classify]
+POSITIONALS = {ap_learn: ["t", "m"], topk_learn: ["-c", "1", "t", "m"],
+               rank_learn: ["-c", "1", "t", "m"], light_learn: ["t", "m"],
+               ap_classify: ["t", "m", "p"], topk_classify: ["t", "m", "p"],
+               rank_classify: ["t", "m", "p"], light_classify: ["t", "m", "p"]}
+
+
+def parse(script, argv):
+    """The script's options for argv (its own cross checks included where it has them)."""
+    if hasattr(script, "parse_options"):
+        return script.parse_options(argv + POSITIONALS[script])
+    return script.DIALECT.parse(argv + POSITIONALS[script])
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda s: s.DIALECT.prog)
+def test_every_refusal_is_one_line_naming_the_option(script):
+    for option in script.DIALECT.table():
+        if option.status == REFUSED:
+            bad = "x"
+        elif option.only is not None:
+            bad = "7" if option.type is not None else "zz"
+        else:
+            continue
+        with pytest.raises(CLIError) as exc:
+            parse(script, [option.flag, bad])
+        message = str(exc.value)
+        assert "\n" not in message and message.startswith(option.flag), message
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda s: s.DIALECT.prog)
+def test_defaults_parse_and_unused_options_are_accepted(script):
+    args = parse(script, [])
+    for option in script.DIALECT.table():
+        if option.status == USED and option.only is not None:
+            assert option.default in option.only
+        if option.status == UNUSED and option.only is None and option.check is None:
+            parse(script, [option.flag, "3"])  # accepted, ignored
+    assert args is not None
+
+
+def test_markdown_rows_list_every_option():
+    rows = rank_learn.DIALECT.markdown().splitlines()
+    assert len(rows) == 2 + len(rank_learn.DIALECT.table())
+    assert any(r.startswith("| `-l` | used | 1 |") for r in rows)
+
+
+# ---------------------------------------------------------------- svm_rank_learn
+
+def test_rank_learn_options_follow_svm_rank():
+    with pytest.raises(CLIError, match="'-c'"):
+        rank_learn.parse_options(["t", "m"])
+    args = rank_learn.parse_options(["-c", "3", "t"])
+    assert (args.l, args.e, args.w, args.model_file) == (1, 0.001, 3, "svm_struct_model")
+    for argv, pattern in ((["-l", "0"], "-l 0 is not supported"), (["-w", "9"], "-w 9"),
+                          (["-o", "1"], "-o 1"), (["-p", "2"], "-p 2"), (["-t", "2"], "-t 2"),
+                          (["-a", "f"], "-a"), (["--b", "1"], "unknown option --b")):
+        with pytest.raises(CLIError, match=re.escape(pattern)):
+            rank_learn.parse_options(argv + ["-c", "1", "t", "m"])
+    for argv in (["-w", "0"], ["-# ", "5"], ["-h", "5"], ["-k", "10"], ["-m", "40"]):
+        rank_learn.parse_options([a.strip() for a in argv] + ["-c", "1", "t", "m"])
+
+
+def brute_pairs(y, qid):
+    return sum(1 for i, j in itertools.product(range(len(y)), repeat=2)
+               if qid[i] == qid[j] and y[i] > y[j])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), min_size=1, max_size=25))
+def test_count_pairs_matches_brute_force(rows):
+    qid, y = np.array(rows, dtype=float).T
+    assert rank_learn.count_pairs(y, qid) == (brute_pairs(y, qid), len(set(qid.tolist())))
+
+
+def test_rank_estimator_mapping():
+    y = np.array([2.0, 1, 0, 0, 1, 1])
+    qid = np.array([1.0, 1, 1, 1, 2, 2])
+    n_pairs, n_queries = rank_learn.count_pairs(y, qid)
+    assert (n_pairs, n_queries) == (5, 2)
+    args = rank_learn.parse_options(["-c", "2", "-e", "0.01", "t"])
+    assert rank_learn.rank_epsilon(args.e, 1, n_pairs, n_queries) == pytest.approx(0.025)
+    assert rank_learn.rank_epsilon(args.e, 2, n_pairs, n_queries) == 0.01
+    try:
+        est = rank_learn.make_estimator(args, n_pairs, n_queries)
+    except TypeError:
+        pytest.skip("RankSVM has no pair_loss yet (branch i25-losses)")
+    assert (est.loss, est.pair_loss, est.C, est.epsilon) == ("pairs", "count", 2.0,
+                                                              pytest.approx(0.025))
+    args = rank_learn.parse_options(["-c", "2", "-l", "2", "t"])
+    assert rank_learn.make_estimator(args, n_pairs, n_queries).pair_loss == "fraction"
+
+
+def rank_svm_has_pairs():
+    from svmrank.estimators import RankSVM
+    return "pair_loss" in RankSVM().get_params()
+
+
+def test_rank_learn_and_classify_end_to_end(tmp_path, capsys):
+    if not rank_svm_has_pairs():
+        pytest.skip("RankSVM has no pair_loss yet (branch i25-losses)")
+    model, pred = tmp_path / "m", tmp_path / "p"
+    assert rank_learn.main(["-c", "3", str(TRAIN), str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "Training set properties:" in out and "eps=" in out
+    assert rank_classify.main([str(TEST), str(model), str(pred)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"Avg Swappedpairs Percent: +\d+\.\d\d", out)
+    lines = pred.read_text().splitlines()
+    assert all(re.fullmatch(r"-?\d+\.\d{8}", line) for line in lines)
+
+
+# ---------------------------------------------------------------- svm_rank_classify
+
+def brute_swapped(y, s):
+    return (sum(1 for i, j in itertools.product(range(len(y)), repeat=2)
+                if y[i] > y[j] and s[i] <= s[j]),
+            sum(1 for i, j in itertools.product(range(len(y)), repeat=2) if y[i] > y[j]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(-2, 2)), min_size=1, max_size=20))
+def test_swapped_pairs_matches_brute_force(rows):  # (ties in scores count as swapped)
+    y, s = np.array(rows, dtype=float).T
+    assert rank_classify.swapped_pairs(y, s) == brute_swapped(y, s)
+
+
+SVM_RANK_MODEL = """SVM-light Version V6.20
+0 # kernel type
+3 # kernel parameter -d
+1 # kernel parameter -g
+1 # kernel parameter -s
+1 # kernel parameter -r
+empty# kernel parameter -u
+3 # highest feature index
+4 # number of training documents
+2 # number of support vectors plus 1
+0 # threshold b, each following line is a SV (starting with alpha*y)
+1 1:0.5 2:-1 3:0.25 #
+"""
+
+
+def test_rank_classify_reads_svm_rank_models(tmp_path, capsys):
+    model, data, pred = tmp_path / "m", tmp_path / "d", tmp_path / "p"
+    model.write_text(SVM_RANK_MODEL)
+    data.write_text("3 qid:1 1:1\n2 qid:1 2:-1\n1 qid:1 3:1\n1 qid:2 1:1 4:9\n0 qid:2 2:1\n"
+                    "0 qid:3 1:1\n")
+    assert rank_classify.main([str(data), str(model), str(pred)]) == 0
+    assert pred.read_text() == "0.50000000\n1.00000000\n0.25000000\n0.50000000\n" \
+                               "-1.00000000\n0.50000000\n"
+    out = capsys.readouterr().out
+    # query 1: scores 0.5, 1, 0.25 for labels 3, 2, 1: pair (3, 2) swapped of 3
+    assert "Total Num Swappedpairs  :      1" in out
+    assert "Average loss on test set: 0.1111" in out  # (1/3 + 0 + 0) / 3
+    assert "(2 correct, 1 incorrect, 3 total)" in out
+
+
+# ---------------------------------------------------------------- svm_ap_learn -l 2
+
+def test_ap_learn_error_rate_on_queries_warns(tmp_path, capsys):
+    assert ap_learn.main(["-v", "0", "-l", "2", "-c", "1", str(TRAIN), str(tmp_path / "m")]) == 0
+    err = capsys.readouterr().err
+    assert "ignores the queries (qid)" in err and len(err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- svm_learn
+
+def blobs(n=80, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    X = rng.normal(size=(n, d)) + 0.8 * y[:, None]
+    return X, y
+
+
+def write_data(path, X, y):
+    with open(path, "w") as fh:
+        for row, label in zip(X, y):
+            fh.write(f"{label:+g} " + " ".join(f"{j + 1}:{v:.6f}" for j, v in enumerate(row))
+                     + "\n")
+    return path
+
+
+def hinge_objective(w, b, X, y, C):
+    return 0.5 * w @ w + C * np.maximum(0, 1 - y * (X @ w - b)).sum()
+
+
+def test_svm_learn_c_is_per_example(tmp_path):
+    """svm_learn -c C -b 0 minimises 1/2|w|^2 + C sum_i hinge_i: the objective matches
+    LinearSVC's (hinge loss, no intercept) at the same C, within the epsilon scale."""
+    from sklearn.svm import LinearSVC
+    X, y = blobs()
+    X = np.round(X, 6)
+    data, model = write_data(tmp_path / "d", X, y), tmp_path / "m"
+    C = 0.05
+    assert light_learn.main(["-v", "0", "-t", "0", "-b", "0", "-c", str(C), "-e", "1e-5",
+                             str(data), str(model)]) == 0
+    m = read_model(model)
+    w = np.zeros(X.shape[1])
+    w[:len(m.w)] = m.w
+    assert m.b == 0
+    ref = LinearSVC(C=C, loss="hinge", fit_intercept=False, dual=True, tol=1e-10,
+                    max_iter=200000).fit(X, y)
+    ours, theirs = hinge_objective(w, 0, X, y, C), hinge_objective(ref.coef_[0], 0, X, y, C)
+    assert ours == pytest.approx(theirs, rel=1e-3)
+    np.testing.assert_allclose(w, ref.coef_[0], rtol=0.02, atol=2e-3)
+
+
+def test_svm_learn_default_c_and_refusals(tmp_path, capsys):
+    X, y = blobs(40)
+    data = write_data(tmp_path / "d", X, y)
+    assert light_learn.main([str(data), str(tmp_path / "m")]) == 0
+    c = 1 / np.mean(np.sum(np.round(X, 6) ** 2, axis=1))
+    assert f"C = {c:.8g}" in capsys.readouterr().out
+    for argv, pattern in ((["-z", "p"], "-z p is not supported"), (["-y", "1"], "-y 1"),
+                          (["-b", "2"], "-b 2"), (["-t", "1"], "-t 1"), (["-j", "2"], "-j 2"),
+                          (["-p", "0.5"], "-p (transductive"), (["-x", "1"], "-x 1")):
+        with pytest.raises(CLIError, match=re.escape(pattern)):
+            light_learn.parse_options(argv + ["t", "m"])
+    assert light_learn.parse_options(["-b", "0", "-y", "0", "t"]).biased == 0
+    (tmp_path / "u").write_text("1 1:1\n0 1:2\n-1 1:-1\n")
+    assert light_learn.main([str(tmp_path / "u"), str(tmp_path / "m2")]) == 1
+    assert "line 2: label 0" in capsys.readouterr().err
+
+
+def test_svm_classify_writes_percent_8g(tmp_path, capsys):
+    X, y = blobs(30)
+    data, model, pred = write_data(tmp_path / "d", X, y), tmp_path / "m", tmp_path / "p"
+    assert light_learn.main(["-v", "0", "-c", "0.1", str(data), str(model)]) == 0
+    assert light_classify.main([str(data), str(model), str(pred)]) == 0
+    m = read_model(model)
+    expected = "".join(f"{s:.8g}\n" for s in m.decision_function(load_svmlight(data)[0]))
+    assert pred.read_text() == expected
+    assert re.search(r"Accuracy on test set: \d+\.\d\d% \(\d+ correct", capsys.readouterr().out)
+    with pytest.raises(CLIError, match="-f 0"):
+        light_classify.DIALECT.parse(["-f", "0", "t", "m"])
+
+
+def test_dialect_warnings_are_not_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rank_learn.parse_options(["-c", "1", "t"])
