@@ -41,17 +41,20 @@ def brute_force_violation(scores, y, loss, k=None):
     scores = np.asarray(scores, dtype=float)
     sign = np.where(np.asarray(y) > 0, 1.0, -1.0)
     n = len(scores)
-    best = 0.0
-    for labelling in itertools.product((-1.0, 1.0), repeat=n):
+    return max([0.0] + [delta + ((labelling - sign) * scores).sum() / (2 * n)
+                        for labelling, delta in labellings(sign, loss, k)])
+
+
+def labellings(sign, loss, k=None):
+    """(ŷ, Δ(y, ŷ) in [0, 1]) for every labelling ŷ in the loss's domain."""
+    for labelling in itertools.product((-1.0, 1.0), repeat=len(sign)):
         labelling = np.array(labelling)
         delta = measure_loss(loss, *contingency(sign, labelling), k=k)
-        if delta is None:
-            continue
-        best = max(best, delta + ((labelling - sign) * scores).sum() / (2 * n))
-    return best
+        if delta is not None:
+            yield labelling, delta
 
 
-def perf_objective(w, X, y, loss, C, k=None, percent=True):
+def perf_objective(w, X, y, loss, C, k=None):
     """SVM-perf's objective ½‖w‖² + C ξ(w), computed as SVM-perf defines it: labels
     ±50/n, Ψ(ŷ) = Σ_i ŷ_i x_i, the loss in percent (the zero/one loss in {0, 1}),
     ξ(w) = max(0, max_ŷ Δ(y, ŷ) − w·(Ψ(y) − Ψ(ŷ))) over every labelling (small n)."""
@@ -60,39 +63,32 @@ def perf_objective(w, X, y, loss, C, k=None, percent=True):
     n = len(sign)
     unit = 0.5 * 100.0 / n
     psi_y = X.T @ (unit * sign)
-    xi = 0.0
-    for labelling in itertools.product((-1.0, 1.0), repeat=n):
-        labelling = np.array(labelling)
-        delta = measure_loss(loss, *contingency(sign, labelling), k=k)
-        if delta is None:
-            continue
-        delta = delta if loss == "zero_one" else 100.0 * delta
-        xi = max(xi, delta - w @ (psi_y - X.T @ (unit * labelling)))
+    percent = 1.0 if loss == "zero_one" else 100.0
+    xi = max([0.0] + [percent * delta - w @ (psi_y - X.T @ (unit * labelling))
+                      for labelling, delta in labellings(sign, loss, k)])
     return 0.5 * w @ w + C * xi
 
 
-def perf_roc_objective(w, X, y, C):
-    """SVM-perf's objective for -l 10 (ROC area): Ψ(ŷ) = 50/(PN) Σ_{i∈P, j∈N} ŷ_ij (x_i −
-    x_j), the loss 100 · swapped pairs / (PN); ξ by brute force over the pair
-    orientations' rankings (every permutation: small n)."""
+def perf_rank_objective(w, X, y, C, loss):
+    """SVM-perf's objective for -l 10 (ROC area) and -l 11 (AP) by brute force over every
+    ranking (small n): Ψ(ŷ) = u Σ_{i∈P, j∈N} ŷ_ij (x_i − x_j) with u = 50/(PN) for ROC
+    area and 1 for AP (its labels), the loss in percent (swapped pairs / (PN), 1 − AP)."""
     X = np.asarray(X, dtype=float)
     rel = np.asarray(y) > 0
     pos, neg = np.flatnonzero(rel), np.flatnonzero(~rel)
     P, N = len(pos), len(neg)
+    unit = 50.0 / (P * N) if loss == "roc" else 1.0
     s = X @ w
-
-    def value(position):
-        total = 0.0
-        for i in pos:
-            for j in neg:
-                below = position[i] > position[j]  # swapped: the negative ranks higher
-                # Δ term + w·Ψ(ŷ) − w·Ψ(y) for this pair
-                total += 100.0 * below / (P * N) - (100.0 / (P * N)) * below * (s[i] - s[j])
-        return total
-
     xi = 0.0
     for order in itertools.permutations(range(len(rel))):
         position = np.empty(len(rel), dtype=int)
         position[list(order)] = np.arange(len(rel))
-        xi = max(xi, value(position))
+        swapped = [(i, j) for i in pos for j in neg if position[i] > position[j]]
+        if loss == "roc":
+            delta = 100.0 * len(swapped) / (P * N)
+        else:
+            ranks = np.sort(position[pos]) + 1
+            delta = 100.0 * (1.0 - np.mean(np.arange(1, P + 1) / ranks))
+        # w·(Ψ(y) − Ψ(ŷ)): each swapped pair counts 2u (s_i − s_j)
+        xi = max(xi, delta - sum(2.0 * unit * (s[i] - s[j]) for i, j in swapped))
     return 0.5 * w @ w + C * xi

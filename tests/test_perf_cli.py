@@ -9,6 +9,7 @@ from svmrank.cli import perf_classify, perf_learn
 from svmrank.estimators import BinarySVM, RankSVM
 from svmrank.io.model_file import read_model
 from svmrank.io.svmlight import load_svmlight
+from svmrank.problems.perf import perf_scale
 
 
 def write_data(path, X, y):
@@ -37,7 +38,8 @@ def learned_w(path):
     (["-l", "1", "-w", "3"], "f1", 100.0, 1.0),
     (["-l", "4", "-w", "4", "--p", "0.5"], "prec@k", 100.0, 1.0),
     (["-l", "0", "-w", "3"], "zero_one", 1e4, 0.01),
-    (["-l", "10", "-w", "3"], "roc", 25.0, 2.0)])
+    (["-l", "10", "-w", "3"], "roc", 25.0, 2.0),
+    (["-l", "11", "-w", "3"], "ap", None, None)])     # (the factors depend on P and N)
 def test_model_is_svm_perfs_scale_of_ours(train, argv, loss, c_factor, w_factor):
     path, tmp = train
     C = 0.5
@@ -47,8 +49,10 @@ def test_model_is_svm_perfs_scale_of_ours(train, argv, loss, c_factor, w_factor)
     model = str(tmp / "m")
     assert perf_learn.main(["-c", str(C), "-e", "0.01", "-v", "0", *argv, path, model]) == 0
     X, y, _ = load_svmlight(path)
+    if loss == "ap":
+        c_factor, _, w_factor = perf_scale("ap", int((y > 0).sum()), int((y <= 0).sum()))
     common = dict(C=C * c_factor, epsilon=0.01 * (1.0 if loss == "zero_one" else 0.01))
-    est = (RankSVM(loss=loss, **common) if loss == "roc"
+    est = (RankSVM(loss=loss, **common) if loss in ("roc", "ap")
            else BinarySVM(loss=loss, k=0.5 if loss == "prec@k" else None, **common))
     est.fit(X, y)
     w, b = learned_w(model)

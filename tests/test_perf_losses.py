@@ -11,7 +11,7 @@ from svmrank.problems.binary import BinaryProblem
 from svmrank.problems.perf import PERF_LOSSES, PerfProblem, k_count, perf_scale, table_loss
 from svmrank.problems.ranking import RankingProblem
 from perf_reference import (brute_force_violation, contingency, measure_loss, perf_objective,
-                            perf_roc_objective)
+                            perf_rank_objective)
 
 LOSSES = list(PERF_LOSSES)
 K_CHOICES = {"prec@k": [None, 0.2, 0.5, 1.0], "rec@k": [None, 1.0, 1.5, 3.0]}
@@ -127,20 +127,23 @@ def test_c_conversion_matches_svm_perfs_objective(loss):
             assert theirs == pytest.approx(w_factor ** 2 * ours, rel=1e-10)
 
 
-def test_c_conversion_roc_area():
-    """-l 10: SVM-perf's -c C gives svmrank's -c 25 C, its w twice ours (issue 26)."""
+@pytest.mark.parametrize("loss", ["roc", "ap"])
+def test_c_conversion_rank_losses(loss):
+    """-l 10: SVM-perf's -c C gives svmrank's -c 25 C, its w twice ours (issue 26); -l 11:
+    (PN)² C / 100, its w 100 / (PN) times ours."""
     rng = np.random.default_rng(4)
     X = rng.normal(size=(6, 2))
     y = np.array([1, -1, 1, -1, -1, 1])
-    c_factor, eps_factor, w_factor = perf_scale("roc")
-    assert (c_factor, eps_factor, w_factor) == (25.0, 0.01, 2.0)
-    problem = RankingProblem(X, y, loss="roc")
+    c_factor, eps_factor, w_factor = perf_scale(loss, 3, 3)
+    if loss == "roc":
+        assert (c_factor, eps_factor, w_factor) == (25.0, 0.01, 2.0)
+    problem = RankingProblem(X, y, loss=loss)
     for C_perf in (0.01, 1.0):
         for _ in range(3):
             w = rng.normal(size=2) * rng.choice([0.01, 1.0, 30.0])
-            theirs = perf_roc_objective(w_factor * w, X, y, C_perf)
-            assert theirs == pytest.approx(4.0 * our_objective(problem, w, C_perf * c_factor),
-                                           rel=1e-10)
+            theirs = perf_rank_objective(w_factor * w, X, y, C_perf, loss)
+            ours = our_objective(problem, w, C_perf * c_factor)
+            assert theirs == pytest.approx(w_factor ** 2 * ours, rel=1e-10)
 
 
 # ---------------------------------------------------------------- estimator and files
