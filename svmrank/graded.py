@@ -16,8 +16,9 @@ __all__ = ["GAINS", "MAX_DP_STATES", "graded_levels", "level_gains", "pairs_infe
 
 GAINS = ("exp", "linear")
 # Largest dynamic programme (states Π_l (min(n_l, k) + 1)) graded NDCG inference runs on
-# one query: 2e7 states take about 1.6 s and 180 MB (benchmarks/bench_graded_lai.py)
-MAX_DP_STATES = 20_000_000
+# one query: 9 bytes a state, 200-400 ns a state measured (1e7 states: 2-4 s, 90 MB;
+# benchmarks/README.md, "Graded inference")
+MAX_DP_STATES = 10_000_000
 
 
 def graded_levels(y, name="y"):

@@ -18,6 +18,9 @@ from svmrank.cli.dialects import REFUSED, UNUSED, USED
 from svmrank.io.model_file import read_model
 from svmrank.io.svmlight import load_svmlight
 
+from conftest import shared_file
+from test_model_file import SVM_RANK_MODEL, SVM_RANK_W
+
 ROOT = Path(__file__).resolve().parents[1]
 TRAIN, TEST = ROOT / "data_examples" / "rank_train.dat", ROOT / "data_examples" / "rank_test.dat"
 SCRIPTS = [ap_learn, ap_classify, topk_learn, topk_classify, rank_learn, rank_classify,
@@ -84,43 +87,33 @@ def test_rank_learn_options_follow_svm_rank():
 
 
 def brute_pairs(y, qid):
-    return sum(1 for i, j in itertools.product(range(len(y)), repeat=2)
-               if qid[i] == qid[j] and y[i] > y[j])
+    return [sum(1 for i, j in itertools.product(range(len(y)), repeat=2)
+                if qid[i] == q == qid[j] and y[i] > y[j]) for q in sorted(set(qid.tolist()))]
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), min_size=1, max_size=25))
-def test_count_pairs_matches_brute_force(rows):
+def test_pairs_per_query_matches_brute_force(rows):
     qid, y = np.array(rows, dtype=float).T
-    assert rank_learn.count_pairs(y, qid) == (brute_pairs(y, qid), len(set(qid.tolist())))
+    assert rank_learn.pairs_per_query(y, qid).tolist() == brute_pairs(y, qid)
 
 
 def test_rank_estimator_mapping():
-    y = np.array([2.0, 1, 0, 0, 1, 1])
-    qid = np.array([1.0, 1, 1, 1, 2, 2])
-    n_pairs, n_queries = rank_learn.count_pairs(y, qid)
-    assert (n_pairs, n_queries) == (5, 2)
-    args = rank_learn.parse_options(["-c", "2", "-e", "0.01", "t"])
-    assert rank_learn.rank_epsilon(args.e, 1, n_pairs, n_queries) == pytest.approx(0.025)
-    assert rank_learn.rank_epsilon(args.e, 2, n_pairs, n_queries) == 0.01
-    try:
-        est = rank_learn.make_estimator(args, n_pairs, n_queries)
-    except TypeError:
-        pytest.skip("RankSVM has no pair_loss yet (branch i25-losses)")
-    assert (est.loss, est.pair_loss, est.C, est.epsilon) == ("pairs", "count", 2.0,
-                                                              pytest.approx(0.025))
-    args = rank_learn.parse_options(["-c", "2", "-l", "2", "t"])
-    assert rank_learn.make_estimator(args, n_pairs, n_queries).pair_loss == "fraction"
-
-
-def rank_svm_has_pairs():
-    from svmrank.estimators import RankSVM
-    return "pair_loss" in RankSVM().get_params()
+    y = np.array([2.0, 1, 0, 0, 1, 1, 3])
+    qid = np.array([1.0, 1, 1, 1, 2, 2, 3])
+    pairs = rank_learn.pairs_per_query(y, qid)
+    assert pairs.tolist() == [5, 0, 0]
+    args = rank_learn.parse_options(["-c", "3", "-e", "0.01", "t"])
+    est = rank_learn.make_estimator(args, pairs)
+    # one rankable query of three: C = c n_r / n, epsilon = e * pairs / n_r
+    assert (est.loss, est.pair_loss, est.C, est.epsilon) == ("pairs", "count", 1.0,
+                                                              pytest.approx(0.05))
+    args = rank_learn.parse_options(["-c", "3", "-e", "0.01", "-l", "2", "t"])
+    est = rank_learn.make_estimator(args, pairs)
+    assert (est.pair_loss, est.C, est.epsilon) == ("fraction", 1.0, pytest.approx(0.03))
 
 
 def test_rank_learn_and_classify_end_to_end(tmp_path, capsys):
-    if not rank_svm_has_pairs():
-        pytest.skip("RankSVM has no pair_loss yet (branch i25-losses)")
     model, pred = tmp_path / "m", tmp_path / "p"
     assert rank_learn.main(["-c", "3", str(TRAIN), str(model)]) == 0
     out = capsys.readouterr().out
@@ -147,31 +140,18 @@ def test_swapped_pairs_matches_brute_force(rows):  # (ties in scores count as sw
     assert rank_classify.swapped_pairs(y, s) == brute_swapped(y, s)
 
 
-SVM_RANK_MODEL = """SVM-light Version V6.20
-0 # kernel type
-3 # kernel parameter -d
-1 # kernel parameter -g
-1 # kernel parameter -s
-1 # kernel parameter -r
-empty# kernel parameter -u
-3 # highest feature index
-4 # number of training documents
-2 # number of support vectors plus 1
-0 # threshold b, each following line is a SV (starting with alpha*y)
-1 1:0.5 2:-1 3:0.25 #
-"""
-
-
 def test_rank_classify_reads_svm_rank_models(tmp_path, capsys):
     model, data, pred = tmp_path / "m", tmp_path / "d", tmp_path / "p"
     model.write_text(SVM_RANK_MODEL)
-    data.write_text("3 qid:1 1:1\n2 qid:1 2:-1\n1 qid:1 3:1\n1 qid:2 1:1 4:9\n0 qid:2 2:1\n"
+    # one feature a line: the scores are the model's weights (feature 7 is beyond it)
+    data.write_text("3 qid:1 1:1\n2 qid:1 5:1\n1 qid:1 3:1\n1 qid:2 1:1 7:9\n0 qid:2 2:1\n"
                     "0 qid:3 1:1\n")
     assert rank_classify.main([str(data), str(model), str(pred)]) == 0
-    assert pred.read_text() == "0.50000000\n1.00000000\n0.25000000\n0.50000000\n" \
-                               "-1.00000000\n0.50000000\n"
-    out = capsys.readouterr().out
-    # query 1: scores 0.5, 1, 0.25 for labels 3, 2, 1: pair (3, 2) swapped of 3
+    w = SVM_RANK_W
+    assert pred.read_text() == "".join(f"{s:.8f}\n" for s in (w[0], w[4], w[2], w[0], w[1], w[0]))
+    out, err = capsys.readouterr()
+    assert "index above the model's highest (6); they are ignored" in err
+    # query 1: labels 3, 2, 1 scored w1 < w5, w3: the pair (3, 2) is swapped, of 3
     assert "Total Num Swappedpairs  :      1" in out
     assert "Average loss on test set: 0.1111" in out  # (1/3 + 0 + 0) / 3
     assert "(2 correct, 1 incorrect, 3 total)" in out
@@ -261,3 +241,24 @@ def test_dialect_warnings_are_not_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rank_learn.parse_options(["-c", "1", "t"])
+
+
+def test_rank_learn_on_mq2008(tmp_path, capsys):
+    """Graded labels 0/1/2 and queries without a relevant document: svm_rank_learn's
+    model is RankSVM's at the mapped parameters, and it ranks the next fold's queries."""
+    from svmrank.estimators import RankSVM
+    from svmrank.losses import svm_rank_parameters
+    train, test = shared_file("mq2008", "S1.txt"), shared_file("mq2008", "S2.txt")
+    model, pred = tmp_path / "m", tmp_path / "p"
+    assert rank_learn.main(["-v", "0", "-c", "1", str(train), str(model)]) == 0
+    X, y, qid = load_svmlight(train)
+    params = svm_rank_parameters(1.0, 0.001, 1, rank_learn.pairs_per_query(y, qid))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = RankSVM(loss="pairs", max_iter=100000, **params).fit(X, y, qid=qid)
+    w = read_model(model).w
+    np.testing.assert_allclose(w, est.coef_[:len(w)], rtol=1e-6, atol=1e-7)
+    capsys.readouterr()
+    assert rank_classify.main([str(test), str(model), str(pred)]) == 0
+    percent = float(re.search(r"Avg Swappedpairs Percent: +([\d.]+)", capsys.readouterr().out)[1])
+    assert percent < 30  # (a random ranking swaps about half of the pairs)

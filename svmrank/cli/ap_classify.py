@@ -18,7 +18,8 @@ from ..io.svmlight import load_svmlight
 from .._validation import query_segments
 from ..metrics import average_precision, is_ranked, ndcg, roc_auc
 from .common import CLIError, nonempty, refuse_overflowing_rows, run
-from .dialects import UNUSED, USED, Dialect, Option, verbosity_options
+from .dialects import (UNUSED, USED, Dialect, Option, classifier_positionals,
+                       verbosity_options)
 
 _LOSS_MEASURES = {"ap": ("1 - AP", average_precision), "ndcg": ("1 - NDCG, binary relevance", ndcg),
                   "roc": ("1 - ROC area", roc_auc)}
@@ -32,11 +33,8 @@ DIALECT = Dialect(
     "sorts them in decreasing order. AP, NDCG and ROC area are averaged over\n"
     "queries (qid) when the file has them. svm_perf_classify's --d (dense\n"
     "representation) is accepted and unused.",
-    positionals=[("example_file", dict(help="examples to classify (SVMlight format)")),
-                 ("model_file", dict(help="linear SVM-light model")),
-                 ("output_file", dict(nargs="?", default="svm_predictions",
-                                      help="where to write the scores (default "
-                                           "svm_predictions)"))],
+    positionals=classifier_positionals("examples to classify (SVMlight format)",
+                                       "linear SVM-light model"),
     learner=False,
     options=[
         *verbosity_options("verbosity: 0 quiet, 1 statistics (default 1)"),

@@ -17,9 +17,10 @@ from ..io.atomic import check_writable
 from ..io.estimator_model import to_model
 from ..io.model_file import write_model
 from ..io.svmlight import load_svmlight
-from .common import CLIError, nonempty, positive_float, run, strict_int
+from .common import CLIError, nonempty, positive_float, run, strict_int, training_summary
 from .dialects import (PERF_SETTINGS, USED, Dialect, Option, c_option, e_option,
-                       kernel_options, rescaling_options, solver_settings, verbosity_options)
+                       kernel_options, learner_positionals, rescaling_options,
+                       solver_settings, verbosity_options)
 
 # SVM-perf's -l numbers where they overlap, plus names
 LOSS_CODES = {"2": "error", "10": "roc", "11": "ap", "ap": "ap", "ndcg": "ndcg", "roc": "roc",
@@ -56,10 +57,7 @@ only as 0). Unlike SVM-struct, every error exits with a non-zero status.
 DIALECT = Dialect(
     "svm_ap_learn", f"svmrank {__version__}: train a linear structural SVM on a rank loss "
     "(SVM-struct options).", EPILOG,
-    positionals=[("example_file", dict(help="training data (SVMlight format, qid allowed)")),
-                 ("model_file", dict(nargs="?", default="svm_struct_model",
-                                     help="where to write the learned model (default "
-                                          "svm_struct_model)"))],
+    positionals=learner_positionals("training data (SVMlight format, qid allowed)"),
     options=[
         c_option(0.01, "C: trade-off between training error and margin (default 0.01)"),
         e_option(0.1, "epsilon: allowed violation of the most violated constraint "
@@ -282,12 +280,8 @@ def learn(argv):
     elapsed = time.perf_counter() - start
     write_model(args.model_file, to_model(estimator, n_train=X.shape[0]))
     if args.v >= 1:
-        r = estimator.result_
-        print(f"{'Converged' if r.converged else 'Stopped at -# (not converged)'} after "
-              f"{r.n_iter} iteration{'s' * (r.n_iter != 1)}, {r.n_constraints} "
-              f"constraint{'s' * (r.n_constraints != 1)}; objective "
-              f"{r.primal_objective:.8g}, duality gap {r.duality_gap:.3g}, slack {r.xi:.6g}; "
-              f"{elapsed:.2f}s.\nWriting model file {args.model_file}... done", flush=True)
+        print(f"{training_summary(estimator.result_, elapsed)}\n"
+              f"Writing model file {args.model_file}... done", flush=True)
     return 0
 
 

@@ -101,6 +101,36 @@ def _drop_shrinking_option(args):
     return kept
 
 
+def training_summary(result, elapsed, stopped="Stopped at -# (not converged)"):
+    """The cutting-plane learners' summary line of a fit's ``result_``."""
+    r = result
+    return (f"{'Converged' if r.converged else stopped} after "
+            f"{r.n_iter} iteration{'s' * (r.n_iter != 1)}, {r.n_constraints} "
+            f"constraint{'s' * (r.n_constraints != 1)}; objective "
+            f"{r.primal_objective:.8g}, duality gap {r.duality_gap:.3g}, slack {r.xi:.6g}; "
+            f"{elapsed:.2f}s.")
+
+
+def fit_and_write(estimator, X, y, args, written, **fit_kwargs):
+    """Fit ``estimator`` (a ValueError names ``args.example_file``), write its SVM-light
+    model to ``args.model_file`` and, at ``args.v >= 1``, print the summary then
+    ``written``."""
+    import time
+
+    from ..io.estimator_model import to_model
+    from ..io.model_file import write_model
+    start = time.perf_counter()
+    try:
+        estimator.fit(X, y, **fit_kwargs)
+    except ValueError as exc:  # the data cannot be trained on: say which file
+        raise ValueError(f"{args.example_file}: {exc}") from None
+    elapsed = time.perf_counter() - start
+    write_model(args.model_file, to_model(estimator, n_train=X.shape[0]))
+    if args.v >= 1:
+        print(f"{training_summary(estimator.result_, elapsed, 'Stopped (not converged)')}\n"
+              f"{written}", flush=True)
+
+
 def _is_number(token):
     return bool(_FLOAT.fullmatch(token.strip()))
 

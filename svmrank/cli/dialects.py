@@ -240,6 +240,22 @@ def rescaling_options():
                    help="L-norm of the slack: 1")]
 
 
+def learner_positionals(data_help, model_default="svm_struct_model"):
+    """A learner's ``example_file [model_file]``."""
+    return [("example_file", dict(help=data_help)),
+            ("model_file", dict(nargs="?", default=model_default,
+                                help=f"where to write the learned model (default "
+                                     f"{model_default})"))]
+
+
+def classifier_positionals(data_help, model_help, written="the scores"):
+    """A classifier's ``example_file model_file [output_file]``."""
+    return [("example_file", dict(help=data_help)),
+            ("model_file", dict(help=model_help)),
+            ("output_file", dict(nargs="?", default="svm_predictions",
+                                 help=f"where to write {written} (default svm_predictions)"))]
+
+
 def c_option(default, help):
     """``-c``: a finite C > 0."""
     return Option("-c", USED, type=positive_float("-c"), default=default, metavar="float",

@@ -12,7 +12,7 @@ from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .ap_classify import to_model_width
 from .common import refuse_overflowing_rows, run
-from .dialects import USED, Dialect, Option
+from .dialects import USED, Dialect, Option, classifier_positionals
 
 DIALECT = Dialect(
     "svm_classify", f"svmrank {__version__}: apply a linear SVM-light model to examples "
@@ -21,11 +21,8 @@ DIALECT = Dialect(
     "does (the only output format). Features beyond the model's highest index are\n"
     "ignored (a warning counts them). Examples labelled 0 are scored and not counted\n"
     "in the statistics.",
-    positionals=[("example_file", dict(help="examples to classify (SVMlight format)")),
-                 ("model_file", dict(help="linear SVM-light model")),
-                 ("output_file", dict(nargs="?", default="svm_predictions",
-                                      help="where to write the decision values (default "
-                                           "svm_predictions)"))],
+    positionals=classifier_positionals("examples to classify (SVMlight format)",
+                                       "linear SVM-light model", "the decision values"),
     learner=False,
     options=[
         Option("-v", USED, type=int, default=1, metavar="[0..3]",

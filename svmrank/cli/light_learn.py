@@ -2,19 +2,16 @@
 (``-z c -t 0``) as a dialect: a binary SVM on the per-example hinge loss, written as an
 SVM-light V6.20 linear model."""
 import sys
-import time
 
 import numpy as np
 
 from .. import __version__
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
-from ..io.estimator_model import to_model
-from ..io.model_file import write_model
 from ..io.svmlight import load_svmlight
-from .common import example_place, positive_float, run
+from .common import example_place, fit_and_write, positive_float, run
 from .dialects import (REFUSED, UNUSED, USED, Dialect, Option, e_option, kernel_options,
-                       solver_settings)
+                       learner_positionals, solver_settings)
 
 EPILOG = """\
 -c is SVM-light's C: the problem is 1/2|w|^2 + C sum_i hinge_i, BinarySVM(C = c * n)
@@ -41,10 +38,7 @@ def _refuse_with(what):
 DIALECT = Dialect(
     "svm_learn", f"svmrank {__version__}: train a linear binary SVM (SVM-light options, "
     "-z c -t 0).", EPILOG,
-    positionals=[("example_file", dict(help="training data (SVMlight format, labels +1/-1)")),
-                 ("model_file", dict(nargs="?", default="svm_model",
-                                     help="where to write the learned model (default "
-                                          "svm_model)"))],
+    positionals=learner_positionals("training data (SVMlight format, labels +1/-1)", "svm_model"),
     options=[
         Option("-z", USED, default="c", metavar="c", only=("c",),
                refuse=_refuse_with("only classification (-z c); for preference ranking "
@@ -124,19 +118,8 @@ def learn(argv):
     # SVM-light: 1/2|w|^2 + c sum_i hinge_i; BinarySVM: 1/2|w|^2 + (C/n) sum_i hinge_i
     estimator = BinarySVM(C=c_light * n, epsilon=args.e, bias=float(args.biased),
                           max_iter=100000, verbose=0)
-    start = time.perf_counter()
-    try:
-        estimator.fit(X, np.where(y > 0, 1.0, -1.0))
-    except ValueError as exc:
-        raise ValueError(f"{args.example_file}: {exc}") from None
-    elapsed = time.perf_counter() - start
-    write_model(args.model_file, to_model(estimator, n_train=n))
-    if args.v >= 1:
-        r = estimator.result_
-        print(f"{'Converged' if r.converged else 'Stopped (not converged)'} after "
-              f"{r.n_iter} iteration{'s' * (r.n_iter != 1)}; objective "
-              f"{r.primal_objective:.8g} (BinarySVM's scale); {elapsed:.2f}s.\n"
-              f"Writing model file...done", flush=True)
+    fit_and_write(estimator, X, np.where(y > 0, 1.0, -1.0), args,
+                  "(objective on BinarySVM's scale)\nWriting model file...done")
     return 0
 
 

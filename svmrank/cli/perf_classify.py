@@ -12,7 +12,7 @@ from ..io.svmlight import load_svmlight
 from ..metrics import average_precision, roc_auc
 from .ap_classify import to_model_width
 from .common import refuse_overflowing_rows, run
-from .dialects import UNUSED, Dialect, Option, verbosity_options
+from .dialects import UNUSED, Dialect, Option, classifier_positionals, verbosity_options
 
 
 DIALECT = Dialect(
@@ -22,11 +22,8 @@ DIALECT = Dialect(
     "the model's highest index are ignored, as SVM-perf does (a warning counts them).\n"
     "The statistics are SVM-perf's: the sign of the score predicts the class;\n"
     "PRBEP, ROC area and AvgPrec rank by score, ties broken pessimistically.",
-    positionals=[("example_file", dict(help="examples to classify (SVMlight format)")),
-                 ("model_file", dict(help="linear SVM-light model")),
-                 ("output_file", dict(nargs="?", default="svm_predictions",
-                                      help="where to write the scores (default "
-                                           "svm_predictions)"))],
+    positionals=classifier_positionals("examples to classify (SVMlight format)",
+                                       "linear SVM-light model"),
     learner=False,
     options=[*verbosity_options("verbosity: 0 quiet, 1 statistics (default 1)"),
              Option("--d", UNUSED, dest="dense", type=float, metavar="[0,1]")])

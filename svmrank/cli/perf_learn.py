@@ -16,7 +16,8 @@ from ..io.svmlight import load_svmlight
 from ..problems.perf import DEFAULT_K, perf_scale
 from .common import CLIError, run
 from .dialects import (REFUSED, UNUSED, USED, Dialect, Option, c_option, e_option,
-                       kernel_options, rescaling_options, solver_settings, verbosity_options)
+                       kernel_options, learner_positionals, rescaling_options,
+                       solver_settings, verbosity_options)
 
 # SVM-perf's -l numbers
 LOSSES = {0: "zero_one", 1: "f1", 2: "error", 3: "prbep", 4: "prec@k", 5: "rec@k", 10: "roc",
@@ -56,10 +57,7 @@ def _refused_sparse(name):
 DIALECT = Dialect(
     "svm_perf_learn", f"svmrank {__version__}: SVM-perf's learner for linear models "
     "(multivariate losses).", EPILOG,
-    positionals=[("example_file", dict(help="training data (SVMlight format)")),
-                 ("model_file", dict(nargs="?", default="svm_struct_model",
-                                     help="where to write the learned model (default "
-                                          "svm_struct_model)"))],
+    positionals=learner_positionals("training data (SVMlight format)"),
     options=[
         c_option(0.01, "C: trade-off between training error and margin (default 0.01)"),
         e_option(0.1, "epsilon: tolerance of the termination criterion (default 0.1)"),

@@ -13,7 +13,7 @@ from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .ap_classify import to_model_width
 from .common import refuse_overflowing_rows, run
-from .dialects import Dialect, verbosity_options
+from .dialects import Dialect, classifier_positionals, verbosity_options
 
 DIALECT = Dialect(
     "svm_rank_classify", f"svmrank {__version__}: apply a linear ranking model to examples "
@@ -22,11 +22,8 @@ DIALECT = Dialect(
     "does. Features beyond the model's highest index are ignored (a warning counts\n"
     "them). The statistics count, per query (qid), the pairs of different labels the\n"
     "scores do not order strictly (a tie counts as swapped, as in SVM-rank).",
-    positionals=[("example_file", dict(help="examples to rank (SVMlight format with qid)")),
-                 ("model_file", dict(help="linear SVM-light model")),
-                 ("output_file", dict(nargs="?", default="svm_predictions",
-                                      help="where to write the scores (default "
-                                           "svm_predictions)"))],
+    positionals=classifier_positionals("examples to rank (SVMlight format with qid)",
+                                       "linear SVM-light model"),
     learner=False,
     options=verbosity_options("verbosity: 0 quiet, 1 statistics (default 1)"))
 

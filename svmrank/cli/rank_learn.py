@@ -2,19 +2,17 @@
 svm_rank_learn (Joachims 2006): the pairwise loss over all pairs of different relevance
 within a query, written as an SVM-light V6.20 linear model."""
 import sys
-import time
 
 import numpy as np
 
 from .. import __version__
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
-from ..io.estimator_model import to_model
-from ..io.model_file import write_model
 from ..io.svmlight import load_svmlight
-from .common import CLIError, run
-from .dialects import (UNUSED, USED, Dialect, Option, c_option, e_option,
-                       kernel_options, rescaling_options, solver_settings, verbosity_options)
+from .common import CLIError, fit_and_write, run
+from .dialects import (UNUSED, USED, Dialect, Option, c_option, e_option, kernel_options,
+                       learner_positionals, rescaling_options, solver_settings,
+                       verbosity_options)
 
 # svm_rank_learn's -l: the RankSVM pair_loss of each
 PAIR_LOSSES = {1: "count", 2: "fraction"}
@@ -27,9 +25,12 @@ A pair is two examples of one query (qid) with different labels (any number of
 relevance levels); a swapped pair is one the model does not rank with a margin.
 
 -c is SVM-rank's C: the objective is 1/2|w|^2 + (C/n) sum_q loss_q, n the number of
-queries (SVM-light's '-z p' with c_light = c_rank / n), RankSVM(C=c) here. -e is
-SVM-rank's epsilon: with -l 1 it is scaled, as SVM-rank does, by the mean number of
-pairs per query (the NOTE line prints the value used).
+queries (SVM-light's '-z p' with c_light = c_rank / n). -e is SVM-rank's epsilon: with
+-l 1 it is scaled, as SVM-rank does, by the mean number of pairs per query (the NOTE
+line prints that value). RankSVM(loss='pairs') averages over the n_r queries with two
+labels or more: it trains at C = c n_r / n and epsilon rescaled alike
+(svmrank.losses.svm_rank_parameters, docs/algorithms.md). Labels are relevance
+levels: non-negative integers (or two values, the lower <= 0, read as binary).
 
 Only the 1-slack algorithm with margin rescaling is implemented: -w 0..4 all select it
 (they reach the same optimum), -o 2 and -p 1 are the only accepted values. The settings
@@ -42,10 +43,7 @@ non-zero status, and queries need not be sorted by qid.
 DIALECT = Dialect(
     "svm_rank_learn", f"svmrank {__version__}: train a linear ranking SVM on SVM-rank's "
     "pairwise loss (SVM-rank V1.00 options).", EPILOG,
-    positionals=[("example_file", dict(help="training data (SVMlight format with qid)")),
-                 ("model_file", dict(nargs="?", default="svm_struct_model",
-                                     help="where to write the learned model (default "
-                                          "svm_struct_model)"))],
+    positionals=learner_positionals("training data (SVMlight format with qid)"),
     options=[
         c_option(None, "C: trade-off between training error and margin (required, as "
                        "for svm_rank_learn)"),
@@ -87,28 +85,27 @@ def parse_options(argv):
     return DIALECT.check(args)
 
 
-def count_pairs(y, qid):
-    """Number of pairs of different labels within each query, summed, and the number
-    of queries."""
-    queries, inverse = np.unique(qid, return_inverse=True)
-    sizes = np.bincount(inverse).astype(np.float64)
-    _, level = np.unique(np.column_stack([inverse, y]), axis=0, return_inverse=True)
-    ties = np.bincount(level.ravel()).astype(np.float64)
-    return int(round((np.sum(sizes ** 2) - np.sum(ties ** 2)) / 2)), len(queries)
+def pairs_per_query(y, qid):
+    """Number of pairs of different labels (y_i > y_j) in each query, in qid order."""
+    _, query = np.unique(qid, return_inverse=True)
+    query = query.ravel()
+    sizes = np.bincount(query).astype(np.float64)
+    _, level = np.unique(np.column_stack([query, y]), axis=0, return_inverse=True)
+    level = level.ravel()
+    ties = np.bincount(level).astype(np.float64)
+    level_query = np.zeros(len(ties), dtype=np.int64)
+    level_query[level] = query
+    same = np.bincount(level_query, weights=ties ** 2, minlength=len(sizes))
+    return np.rint((sizes ** 2 - same) / 2).astype(np.int64)
 
 
-def rank_epsilon(epsilon, loss, n_pairs, n_queries):
-    """The epsilon svm_rank_learn uses: with -l 1, scaled by the mean number of pairs
-    per query (its stopping criterion relative to the largest loss)."""
-    return epsilon * n_pairs / n_queries if loss == 1 else epsilon
-
-
-def make_estimator(args, n_pairs, n_queries):
-    """The RankSVM of the options, for data with these pair and query counts."""
+def make_estimator(args, pairs):
+    """The RankSVM of the options for training queries with these pair counts
+    (svm_rank_learn's C and epsilon mapped by :func:`svmrank.losses.svm_rank_parameters`)."""
     from ..estimators import RankSVM  # (imported here: it imports scikit-learn)
-    return RankSVM(loss="pairs", pair_loss=PAIR_LOSSES[args.l], C=args.c,
-                   epsilon=rank_epsilon(args.e, args.l, n_pairs, n_queries),
-                   max_iter=100000, verbose=int(args.v >= 1))
+    from ..losses import svm_rank_parameters
+    return RankSVM(loss="pairs", max_iter=100000, verbose=int(args.v >= 1),
+                   **svm_rank_parameters(args.c, args.e, args.l, pairs))
 
 
 def learn(argv):
@@ -118,31 +115,18 @@ def learn(argv):
     if args.v >= 1:
         print("Reading training examples...", end="", flush=True)
     X, y, qid = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES)
-    n_pairs, n_queries = count_pairs(y, qid)
+    pairs = pairs_per_query(y, qid)
     if args.v >= 1:
-        print(f"done\nTraining set properties: {X.shape[1]} features, {n_queries} rankings, "
+        print(f"done\nTraining set properties: {X.shape[1]} features, {len(pairs)} rankings, "
               f"{X.shape[0]} examples", flush=True)
-        if args.l == 1:
+        if args.l == 1:  # (svm_rank_learn's epsilon; RankSVM's is rescaled, see EPILOG)
             print("NOTE: Adjusted stopping criterion relative to maximum loss: "
-                  f"eps={rank_epsilon(args.e, args.l, n_pairs, n_queries):f}", flush=True)
-    if n_pairs == 0:
+                  f"eps={args.e * pairs.sum() / len(pairs):f}", flush=True)
+    if pairs.sum() == 0:
         raise ValueError(f"{args.example_file}: no query has two examples of different "
                          "labels: there is no pair to rank")
-    estimator = make_estimator(args, n_pairs, n_queries)
-    start = time.perf_counter()
-    try:
-        estimator.fit(X, y, qid=qid)
-    except ValueError as exc:  # the data cannot be trained on: say which file
-        raise ValueError(f"{args.example_file}: {exc}") from None
-    elapsed = time.perf_counter() - start
-    write_model(args.model_file, to_model(estimator, n_train=X.shape[0]))
-    if args.v >= 1:
-        r = estimator.result_
-        print(f"{'Converged' if r.converged else 'Stopped (not converged)'} after "
-              f"{r.n_iter} iteration{'s' * (r.n_iter != 1)}, {r.n_constraints} "
-              f"constraint{'s' * (r.n_constraints != 1)}; objective "
-              f"{r.primal_objective:.8g}, duality gap {r.duality_gap:.3g}; "
-              f"{elapsed:.2f}s.\nWriting learned model...done", flush=True)
+    estimator = make_estimator(args, pairs)
+    fit_and_write(estimator, X, y, args, "Writing learned model...done", qid=qid)
     return 0
 
 

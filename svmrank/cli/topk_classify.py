@@ -13,7 +13,7 @@ from ..io.multiclass_model import format_label, read_multiclass_model
 from ..io.svmlight import parse_svmlight_bytes
 from ..metrics import top_k_accuracies
 from .common import refuse_overflowing_rows, run
-from .dialects import USED, Dialect, Option, verbosity_options
+from .dialects import USED, Dialect, Option, classifier_positionals, verbosity_options
 
 EPILOG = """\
 Each output line holds the predicted label and the score of every class, in the
@@ -29,11 +29,8 @@ class listed first).
 DIALECT = Dialect(
     "svm_topk_classify", f"svmrank {__version__}: apply a linear multiclass model to "
     "examples.", EPILOG,
-    positionals=[("example_file", dict(help="examples to classify (SVMlight format)")),
-                 ("model_file", dict(help="linear SVM-multiclass model")),
-                 ("output_file", dict(nargs="?", default="svm_predictions",
-                                      help="where to write the predictions (default "
-                                           "svm_predictions)"))],
+    positionals=classifier_positionals("examples to classify (SVMlight format)",
+                                       "linear SVM-multiclass model", "the predictions"),
     learner=False,
     options=[
         Option("--ignore-extra-features", USED, flag_only=True, default=False,

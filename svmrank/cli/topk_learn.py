@@ -15,8 +15,9 @@ from ..io.multiclass_model import check_model_size, format_label, write_multicla
 from ..io.svmlight import load_svmlight
 from ..learners.sdca import check_sdca_memory
 from .common import CLIError, refuse_overflowing_rows, run
-from .dialects import (USED, UNUSED, Dialect, Option, c_option, e_option, kernel_options,
-                       rescaling_options, solver_settings, verbosity_options)
+from .dialects import (UNUSED, USED, Dialect, Option, c_option, e_option, kernel_options,
+                       learner_positionals, rescaling_options, solver_settings,
+                       verbosity_options)
 
 EPILOG = """\
 -c means what it means for svm_multiclass_learn: the objective is
@@ -45,10 +46,7 @@ class) is refused before training. Only the linear kernel is supported. Every er
 DIALECT = Dialect(
     "svm_topk_learn", f"svmrank {__version__}: train a linear top-k multiclass SVM "
     "(svm_multiclass_learn options).", EPILOG,
-    positionals=[("example_file", dict(help="training data (SVMlight format, class labels)")),
-                 ("model_file", dict(nargs="?", default="svm_struct_model",
-                                     help="where to write the learned model (default "
-                                          "svm_struct_model)"))],
+    positionals=learner_positionals("training data (SVMlight format, class labels)"),
     options=[
         c_option(None, "C: trade-off between training error and margin (required)"),
         e_option(1e-3, "epsilon: relative duality gap to stop at (default 0.001)"),
