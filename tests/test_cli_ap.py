@@ -69,11 +69,12 @@ def test_launchers_use_the_source_tree_only_when_its_kernels_are_built(tmp_path)
     from importlib.machinery import EXTENSION_SUFFIXES
     launchers = sorted(p.name for p in (ROOT / "bin").iterdir())
     assert launchers == ["svm_ap_classify", "svm_ap_learn", "svm_classify", "svm_learn",
-                         "svm_rank_classify", "svm_rank_learn", "svm_topk_classify",
-                         "svm_topk_learn"]
+                         "svm_perf_classify", "svm_perf_learn", "svm_rank_classify",
+                         "svm_rank_learn", "svm_topk_classify", "svm_topk_learn"]
     modules = {name: re.search(r"from svmrank\.cli\.(\w+) import main",
                                (ROOT / "bin" / name).read_text()).group(1) for name in launchers}
     assert modules["svm_learn"] == "light_learn" and modules["svm_rank_learn"] == "rank_learn"
+    assert modules["svm_perf_learn"] == "perf_learn"
     tree, site = tmp_path / "tree", tmp_path / "site"
     (tree / "bin").mkdir(parents=True)
     for where in (tree, site):  # two stand-ins for svmrank that say which one ran

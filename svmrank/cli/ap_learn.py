@@ -36,8 +36,9 @@ Losses (-l): 11 or ap = 1 - average precision (default), ndcg = 1 - NDCG (binary
 relevance), 10 or roc = 1 - ROC area, 2 or error = error rate (the binary SVM).
 
 C is on SVM^map's scale: the loss lies in [0, 1]. svm_perf_learn counts losses in
-percent, so a C tuned for svm_perf_learn corresponds to -c (100 * C_perf) here, and
-its epsilon to -e (epsilon_perf / 100).
+percent, so a C tuned for svm_perf_learn corresponds to -c (100 * C_perf) here for the
+error rate and -c (25 * C_perf) for ROC area (docs/algorithms.md), and its epsilon to
+-e (epsilon_perf / 100). svm_perf_learn itself takes SVM-perf's C and its losses 0-5.
 C times the squared norm of a cutting plane (about that of an example) must stay
 below 1e18, what float64 training resolves: a larger C or larger features are refused
 (scaling the features by s acts as multiplying C by s^2).
@@ -140,7 +141,8 @@ def parse_options(argv):
     args = build_parser().parse_args(argv)
     if args.l in UNSUPPORTED_LOSSES:
         raise CLIError(f"-l {args.l} ({UNSUPPORTED_LOSSES[args.l]}) is not supported; "
-                       "use 11/ap, ndcg, 10/roc or 2/error")
+                       "use 11/ap, ndcg, 10/roc or 2/error (svm_perf_learn trains "
+                       f"-l {args.l})")
     if args.l is not None and args.l not in LOSS_CODES:
         raise CLIError(f"-l: unknown loss {args.l!r}; use 11/ap, ndcg, 10/roc or 2/error")
     if args.model and args.l is not None and LOSS_CODES[args.l] != MODEL_LOSSES[args.model]:

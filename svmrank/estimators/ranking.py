@@ -10,6 +10,7 @@ from ..metrics import (average_precision, is_ranked, mean_over_queries, mean_ove
                        ndcg, roc_auc)
 from ..problems.appx import APPX_BIAS, APPXProblem, check_appx_data
 from ..problems.binary import BinaryProblem
+from ..problems.perf import PERF_LOSSES, PerfProblem
 from ..problems.graded import GradedRankingProblem
 from ..problems.ranking import RankingProblem
 from .base import (BinaryLabelsMixin, CuttingPlaneEstimator, LinearScorerMixin,
@@ -236,15 +237,25 @@ class APSVM(RankSVM):
 
 
 class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlaneEstimator):
-    """Binary SVM with the error-rate loss, trained by the same cutting-plane learner.
+    """Binary SVM with the error-rate loss, or one of SVM-perf's multivariate losses,
+    trained by the same cutting-plane learner.
 
-    Equivalent to the hinge-loss SVM ½‖w‖² + (C/n) Σ max(0, 1 − y_i (w·x_i + b)) with
-    the bias b = ``bias`` · w_bias regularised like a feature (SVM-perf's ``--b``).
+    With the error rate it is the hinge-loss SVM ½‖w‖² + (C/n) Σ max(0, 1 − y_i (w·x_i
+    + b)) with the bias b = ``bias`` · w_bias regularised like a feature (SVM-perf's
+    ``--b``). The other losses (Joachims 2005) score the labelling of the whole sample
+    (:mod:`svmrank.problems.perf`); docs/algorithms.md gives SVM-perf's C for each.
 
     Parameters
     ----------
+    loss : {"error", "zero_one", "f1", "prbep", "prec@k", "rec@k"}
+        Error rate (default), zero/one loss of the whole labelling, 1 − F1, 1 − PRBEP,
+        1 − precision at k, 1 − recall at k (SVM-perf's ``-l`` 2, 0, 1, 3, 4, 5).
+    k : float, optional
+        For "prec@k" and "rec@k": k as a fraction of the training positives
+        (SVM-perf's ``--p``: in (0, 1] for Prec@k, >= 1 for Rec@k); None: SVM-perf's
+        default, 0.5 for Prec@k and 2 for Rec@k.
     C : float
-        Regularisation constant (> 0) on the error-rate scale (loss in [0, 1]).
+        Regularisation constant (> 0) on the loss's scale (loss in [0, 1]).
     epsilon : float
         Stopping tolerance on the constraint violation.
     bias : float
@@ -262,7 +273,10 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
         None for graded labels (then it returns 0/1 relevance).
     """
 
-    def __init__(self, C=1.0, epsilon=1e-3, bias=1.0, max_iter=10000, verbose=0):
+    def __init__(self, C=1.0, epsilon=1e-3, bias=1.0, max_iter=10000, verbose=0, loss="error",
+                 k=None):
+        self.loss = loss
+        self.k = k
         self.C = C
         self.epsilon = epsilon
         self.bias = bias
@@ -281,10 +295,21 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
             raise ValueError(f"y: needs relevant (y > 0) and non-relevant (y <= 0) samples; got "
                              f"{int((y > 0).sum())} relevant of {len(y)} (labels such as 1 and "
                              "2 are all relevant)")
+        loss = getattr(self, "loss", "error")
+        if loss == "error":
+            if getattr(self, "k", None) is not None:
+                raise ValueError("k: only the prec@k and rec@k losses take k, not "
+                                 "loss='error'")
+            problem = BinaryProblem(X, y, bias=bias)
+        elif loss in PERF_LOSSES:
+            problem = PerfProblem(X, y, loss, k=self.k, bias=bias)
+        else:
+            raise ValueError(f"loss: expected 'error' or one of {', '.join(PERF_LOSSES)}, "
+                             f"got {loss!r}")
         d = X.shape[1]
         monitor_options = self._eval_options(eval_set, early_stopping_rounds, average_precision,
                                              "ap", d, lambda w: float(w[d] * bias) if bias else 0.0)
-        result = self._run(BinaryProblem(X, y, bias=bias), monitor_options)
+        result = self._run(problem, monitor_options)
         self.history_ = result.history
         self.coef_ = result.w[:d]
         self.intercept_ = float(result.w[d] * bias) if bias else 0.0

@@ -2,16 +2,16 @@
 
 Every family the console scripts write maps here, and only here:
 
-============================  ===============================================
+============================  ============================================================
 estimator                     model file (metadata beyond C, epsilon, ...)
-============================  ===============================================
+============================  ============================================================
 RankSVM, APSVM                SVM-light, ``loss=ap|ndcg|roc``
-BinarySVM                     SVM-light, ``loss=error``
+BinarySVM                     SVM-light, ``loss=error|zero_one|f1|prbep|prec@k|rec@k k=``
 LatentAPSVM, LatentSSVM       SVM-light, ``loss=ap latent=1``
 LatentSVM                     SVM-light, ``loss=error latent=1``
 HOBSVM, HOAPSVM               SVM-light, ``model=hob|hoap eta= bias= pairwise=``
 TopKSVM                       SVM-multiclass, ``model=topk-svm k= loss=alpha|beta``
-============================  ===============================================
+============================  ============================================================
 
 A model file of another tool (svm_learn, svm_perf_learn, svm_rank_learn,
 svm_multiclass_learn) has no such metadata and reads as a plain linear estimator.
@@ -37,6 +37,8 @@ HIGH_ORDER_MODELS = ("hob", "hoap")
 TOPK_MODEL = "topk-svm"
 _RANK_LOSSES = ("ap", "ndcg", "roc", "pairs")
 _BINARY_LOSS = "error"
+# BinarySVM's multivariate losses (SVM-perf's): svmrank.problems.perf.PERF_LOSSES
+_PERF_LOSSES = ("zero_one", "f1", "prbep", "prec@k", "rec@k")
 
 
 def _pairwise_text(weights):
@@ -62,7 +64,7 @@ def _number(spec):
 # order the keys are written. n_train fills the SVM-light header line, not a token.
 _LINEAR_KEYS = {
     "svmrank": (str, str),                  # the version that wrote the file
-    "loss": (str, str),                     # ap, ndcg, roc, pairs or error
+    "loss": (str, str),                     # ap, ndcg, roc, pairs, error or a PERF loss
     "pair_loss": (str, str),                # pairs: fraction or count
     "gains": (str, str),                    # graded ndcg: exp or linear
     "k": (str, int),                        # graded ndcg: NDCG@k (absent: every place)
@@ -76,6 +78,7 @@ _LINEAR_KEYS = {
     "eta": (_number(".17g"), float),
     "bias": (_number(".17g"), float),       # value of the constant feature
     "pairwise": (_pairwise_text, _pairwise_value),
+    "k_fraction": (_number(".17g"), float),  # BinarySVM's k (prec@k, rec@k): of the positives
 }
 _MULTICLASS_KEYS = {
     "svmrank": (str, str),
@@ -180,7 +183,9 @@ def to_model(estimator, **training_info):
         info["model"] = "hoap" if isinstance(estimator, HOAPSVM) else "hob"
     else:
         w, intercept = estimator.coef_, estimator.intercept_
-        if isinstance(estimator, (BinarySVM, LatentSVM)):
+        if isinstance(estimator, BinarySVM) and getattr(estimator, "loss", None) in _PERF_LOSSES:
+            info["loss"], info["k_fraction"] = estimator.loss, estimator.k
+        elif isinstance(estimator, (BinarySVM, LatentSVM)):
             info["loss"] = _BINARY_LOSS
         elif isinstance(estimator, LatentAPSVM):
             info["loss"] = "ap"
@@ -299,6 +304,8 @@ def from_model(model, latent=None):
     else:
         if binary:
             estimator = BinarySVM(**params)
+        elif info.get("loss") in _PERF_LOSSES:
+            estimator = BinarySVM(loss=info["loss"], k=info.get("k_fraction"), **params)
         else:
             loss_params, fitted = _graded_loss(info)
             estimator = RankSVM(**loss_params, **params)

@@ -1,0 +1,110 @@
+"""``svm_perf_classify [options] example_file model_file output_file``: SVM-perf V3.00's
+classifier for linear models: one score w·x − b a line (``%.8f``) and its statistics."""
+import sys
+import time
+
+import numpy as np
+
+from .. import __version__
+from ..io.atomic import atomic_write, check_writable
+from ..io.model_file import read_model
+from ..io.svmlight import load_svmlight
+from ..metrics import average_precision, roc_auc
+from .ap_classify import to_model_width
+from .common import refuse_overflowing_rows, run
+from .dialects import UNUSED, Dialect, Option, classifier_positionals, verbosity_options
+
+
+DIALECT = Dialect(
+    "svm_perf_classify", f"svmrank {__version__}: apply a linear SVM-perf (SVM-light) "
+    "model to examples.",
+    "Scores w.x - b are written one per line, %.8f, in input order. Features beyond\n"
+    "the model's highest index are ignored, as SVM-perf does (a warning counts them).\n"
+    "The statistics are SVM-perf's: the sign of the score predicts the class;\n"
+    "PRBEP, ROC area and AvgPrec rank by score, ties broken pessimistically.",
+    positionals=classifier_positionals("examples to classify (SVMlight format)",
+                                       "linear SVM-light model"),
+    learner=False,
+    options=[*verbosity_options("verbosity: 0 quiet, 1 statistics (default 1)"),
+             Option("--d", UNUSED, dest="dense", type=float, metavar="[0,1]")])
+
+
+def build_parser():
+    """The argparse parser of :data:`DIALECT`."""
+    return DIALECT.parser()
+
+
+def statistics(y, scores):
+    """SVM-perf's test statistics in percent (labelled examples): accuracy, precision,
+    recall and F1 of the sign prediction, PRBEP, ROC area and AvgPrec of the ranking
+    (ties broken pessimistically: a negative tied with a positive ranks above it)."""
+    relevant = y > 0
+    predicted = scores > 0
+    a = int((relevant & predicted).sum())
+    b = int((~relevant & predicted).sum())
+    P = int(relevant.sum())
+    n = len(y)
+    precision = a / (a + b) if a + b else 0.0
+    recall = a / P if P else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if a else 0.0
+    # pessimistic ties: negatives first among equal scores
+    order = np.lexsort((relevant, -scores))
+    prbep = relevant[order][:P].sum() / P if P else 0.0
+    ranked = relevant[order].astype(float)
+    rank_scores = -np.arange(n, dtype=float)  # strictly decreasing along the pessimistic order
+    roc = roc_auc(ranked, rank_scores) if 0 < P < n else 0.0
+    ap = average_precision(ranked, rank_scores) if P else 0.0
+    return {"Accuracy ": 100.0 * ((predicted == relevant).sum()) / n,
+            "Precision": 100.0 * precision, "Recall   ": 100.0 * recall,
+            "F1       ": 100.0 * f1, "PRBEP    ": 100.0 * prbep, "ROCArea  ": 100.0 * roc,
+            "AvgPrec  ": 100.0 * ap}
+
+
+def classify(argv):
+    """Score the examples, write the output file, print the statistics."""
+    args = DIALECT.check(build_parser().parse_args(argv))
+    check_writable(args.output_file, inputs=[args.example_file, args.model_file])
+    if args.v >= 1:
+        print("Reading model...", end="", flush=True)
+    model = read_model(args.model_file)
+    if args.v >= 1:
+        print("done.\nReading test examples...", end="", flush=True)
+    X, y, _ = load_svmlight(args.example_file, warn_mixed_qid=False)
+    if args.v >= 1:
+        print(f" ({X.shape[0]} examples) done.\nClassifying test examples...", end="",
+              flush=True)
+    X = to_model_width(X, model.n_features, args.example_file)
+    start = time.process_time()
+    scores = model.decision_function(X)
+    runtime = time.process_time() - start
+    refuse_overflowing_rows(scores, args.example_file, "the score w·x - b")
+    with atomic_write(args.output_file) as fh:
+        fh.write("".join(f"{s:.8f}\n" for s in scores.tolist()))
+    if args.v >= 1:
+        n = len(y)
+        unlabeled = int((y == 0).sum())
+        errors = int(((scores > 0) != (y > 0)).sum())
+        lines = ["done", f"Runtime (without IO) in cpu-seconds: {runtime:.2f}",
+                 f"Average loss on test set: {100.0 * errors / n:.4f}",
+                 f"Zero/one-error on test set: {100.0 * (errors > 0):.2f}% "
+                 f"({int(errors == 0)} correct, {int(errors > 0)} incorrect, 1 total)"]
+        if unlabeled:
+            lines += [f"NOTE: {unlabeled} test examples are unlabeled, so performance cannot "
+                      "be computed. The", "      loss and the error reported above may be "
+                      "inaccurate!"]
+        else:
+            lines += ["NOTE: The loss reported above is the percentage of errors. The "
+                      "zero/one-error", "      is the multivariate zero/one-error regarding "
+                      "the whole prediction vector!"]
+            lines += [f"{name}: {value:5.2f}" for name, value in statistics(y, scores).items()]
+        print("\n".join(lines), flush=True)
+    return 0
+
+
+def main(argv=None):
+    """Entry point of ``svm_perf_classify``: returns the exit status."""
+    return run(classify, argv, prog="svm_perf_classify")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
