@@ -200,7 +200,7 @@ def make_grouped(n_samples=300, n_features=20, n_groups=60, positive_fraction=0.
 
 
 def make_citation_graph(n_samples=20000, n_classes=7, n_features=2000, degree=4.0,
-                        homophily=0.8, words=20, topic_share=0.3, random_state=0):
+                        homophily=0.8, words=20, topic_share=0.1, random_state=0):
     """A citation-like graph: communities (classes), homophilous edges, sparse binary
     bag-of-words features (for high-order ranking at real sizes).
 
