@@ -3,6 +3,7 @@ Dokania et al. 2014, Tables 1-2) and their training times.
 
 Usage: python benchmarks/bench_high_order.py [--classes 0,1,...] [--C 1,10,100]
        [--eta 0.1,1,10] [--pairwise none|all]
+       python benchmarks/bench_high_order.py --full [--graphs cora,generated] [...]
 
 Protocol (standard Planetoid split of cora.splits.txt): every method's hyper-parameters
 are chosen by the AP on ``val`` of a model trained on ``train``
@@ -11,6 +12,14 @@ initialisation C and chooses its own C). The chosen setting is then re-trained o
 ``train`` + ``val`` (640 nodes, 345 citation edges among them; ``train`` alone has 21)
 and evaluated on ``test`` (1000 nodes, the 653 edges among them). HOB/HOAP rank test
 nodes by max-marginal differences on the test graph. Timings are the final fits.
+
+``--full`` (real sizes): every node of Cora (2,708) and a generated citation-like graph
+(``svmrank.datasets.make_citation_graph``, 20,000 nodes, seed 0), each split at random
+(seed 0) into train 50 % / val 25 % / test 25 % with the edges inside each part. Per
+class (one-vs-rest): C of AP-SVM, (C, η) of HOB-SVM and C of HOAP-SVM (HOB's η and
+C as its initialisation) chosen by val AP, final fits on train + val, AP on test. It
+reports each final fit's time against AP-SVM's on the same rows, HOAP's CCCP rounds
+(and whether it converged before its cap) and cutting-plane iterations per convex solve.
 """
 import argparse
 import sys
@@ -79,14 +88,112 @@ def select(method, grid, train, val):
     return best[1]
 
 
+def random_parts(n, seed=0):
+    """Rows of train (50 %), val (25 %) and test (25 %) of a seeded permutation."""
+    perm = np.random.default_rng(seed).permutation(n)
+    a, b = n // 2, (3 * n) // 4
+    return np.sort(perm[:a]), np.sort(perm[a:b]), np.sort(perm[b:])
+
+
+def full_graphs(names):
+    from svmrank.datasets import make_citation_graph
+    for name in names:
+        if name == "cora":
+            X, labels, edges, _ = load_cora()
+            yield "Cora (all)", X, labels, edges
+        elif name == "generated":
+            X, labels, edges = make_citation_graph(n_samples=20000, random_state=0)
+            yield "generated 20k", X, labels, edges
+        else:
+            raise SystemExit(f"--graphs: unknown graph {name!r} (cora, generated)")
+
+
+def run_full(args, Cs, etas, pf):
+    """The real-size protocol of ``--full`` (module docstring)."""
+    print(machine_line())
+    print(f"--full: C grid {Cs}, eta grid {etas}, pairwise features: "
+          f"{'constant only (Potts)' if pf == [] else 'all + constant'}, "
+          f"HOAP cccp_max_iter {args.cccp_max_iter}, max_iter {args.hoap_max_iter}")
+    apsvm = Method("AP-SVM", lambda C: APSVM(C=C), False)
+    hob = Method("HOB-SVM", lambda C, eta: HOBSVM(C=C, eta=eta, pairwise_features=pf), True)
+    hoap = Method("HOAP-SVM", lambda C, eta, init_C: HOAPSVM(
+        C=C, eta=eta, init_C=init_C, pairwise_features=pf, cccp_max_iter=args.cccp_max_iter,
+        max_iter=args.hoap_max_iter), True)
+    for title, X, labels, edges in full_graphs(args.graphs.split(",")):
+        tr, va, te = random_parts(X.shape[0])
+        trva = np.sort(np.concatenate([tr, va]))
+        parts = {k: subgraph(X, edges, r) for k, r in
+                 (("train", tr), ("val", va), ("trainval", trva), ("test", te))}
+        classes = range(int(labels.max()) + 1) if args.classes == "all" else \
+            [int(c) for c in args.classes.split(",")]
+        print()
+        print(f"{title}: {X.shape[0]} nodes, {X.shape[1]} features, {len(edges)} edges; "
+              f"train+val {len(trva)} nodes / {len(parts['trainval'][1])} edges, "
+              f"test {len(te)} / {len(parts['test'][1])}")
+        rows, aps = [], {m: [] for m in ("AP-SVM", "HOB-SVM", "HOAP-SVM")}
+        ratios = {m: [] for m in ("HOB-SVM", "HOAP-SVM")}
+        for c in classes:
+            y = (labels == c).astype(np.float64)
+            data = {k: (Xp, y[r], Ep) for (k, (Xp, Ep)), r in
+                    zip(parts.items(), (tr, va, trva, te))}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                chosen = {"AP-SVM": select(apsvm, [{"C": C} for C in Cs], data["train"], data["val"]),
+                          "HOB-SVM": select(hob, [{"C": C, "eta": e} for C in Cs for e in etas],
+                                            data["train"], data["val"])}
+                h = chosen["HOB-SVM"]
+                chosen["HOAP-SVM"] = select(hoap, [{"C": C, "eta": h["eta"], "init_C": h["C"]}
+                                                   for C in Cs], data["train"], data["val"])
+                res = {}
+                for method in (apsvm, hob, hoap):
+                    est = method.make(**chosen[method.name])
+                    Xa, ya, Ea = data["trainval"]
+                    t0 = time.perf_counter()
+                    est.fit(Xa, ya, edges=Ea) if method.graph else est.fit(Xa, ya)
+                    seconds = time.perf_counter() - t0
+                    Xb, yb, Eb = data["test"]
+                    scores = est.decision_function(Xb, edges=Eb) if method.graph \
+                        else est.decision_function(Xb)
+                    res[method.name] = (est, seconds, average_precision(yb, scores))
+                    aps[method.name].append(res[method.name][2])
+            t_ap = res["AP-SVM"][1]
+            m = res["HOAP-SVM"][0]
+            for name in ratios:
+                ratios[name].append(res[name][1] / t_ap)
+            rows.append([str(c)] + [f"{100 * res[k][2]:.1f}" for k in aps]
+                        + [f"{t_ap:.2f}", f"{res['HOB-SVM'][1]:.2f}", f"{res['HOAP-SVM'][1]:.1f}",
+                           f"{res['HOB-SVM'][1] / t_ap:.0f}", f"{res['HOAP-SVM'][1] / t_ap:.0f}",
+                           f"{m.n_outer_iter_}{'' if m.converged_ else ' (cap)'}",
+                           f"{m.n_iter_ / m.n_outer_iter_:.0f}",
+                           ", ".join(f"{k.split('-')[0]} " + "/".join(
+                               f"{v:g}" for p, v in chosen[k].items() if p != "init_C")
+                               for k in chosen)])
+            print(f"class {c} done", file=sys.stderr, flush=True)
+        rows.append(["mean"] + [f"{100 * np.mean(aps[k]):.1f}" for k in aps] + [""] * 3
+                    + [f"{np.mean(ratios[k]):.0f}" for k in ratios] + [""] * 3)
+        print_table(["class", "AP-SVM", "HOB", "HOAP", "t AP-SVM s", "t HOB s", "t HOAP s",
+                     "HOB/AP", "HOAP/AP", "CCCP rounds", "iter/solve", "chosen C[/eta]"], rows)
+        gain = np.mean(aps["HOAP-SVM"]) - np.mean(aps["AP-SVM"])
+        print(f"HOAP mean test AP - AP-SVM's: {100 * gain:+.1f} points")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--classes", default="0,1,2,3,4,5,6")
+    ap.add_argument("--classes", default="0,1,2,3,4,5,6", help="class ids, or 'all' (--full)")
     ap.add_argument("--C", default="1,10,100")
     ap.add_argument("--eta", default="0.1,1,10")
     ap.add_argument("--pairwise", choices=["none", "all"], default="none",
                     help="pairwise features besides the constant (Potts) one")
+    ap.add_argument("--full", action="store_true", help="real sizes (see the docstring)")
+    ap.add_argument("--graphs", default="cora,generated", help="--full: cora, generated")
+    ap.add_argument("--cccp-max-iter", type=int, default=20, help="--full: HOAP's CCCP cap")
+    ap.add_argument("--hoap-max-iter", type=int, default=10000,
+                    help="--full: HOAP's cap on cutting-plane iterations per convex solve")
     args = ap.parse_args(argv)
+    if args.full:
+        Cs = [float(c) for c in args.C.split(",")]
+        etas = [float(e) for e in args.eta.split(",")]
+        return run_full(args, Cs, etas, [] if args.pairwise == "none" else None)
     classes = [int(c) for c in args.classes.split(",")]
     Cs = [float(c) for c in args.C.split(",")]
     etas = [float(e) for e in args.eta.split(",")]

@@ -197,3 +197,52 @@ def make_grouped(n_samples=300, n_features=20, n_groups=60, positive_fraction=0.
     k = max(1, n_features // 4)
     X[:, :k] += (separation / 2.0) * (2.0 * y - 1.0)[:, None]
     return X, y, groups
+
+
+def make_citation_graph(n_samples=20000, n_classes=7, n_features=2000, degree=4.0,
+                        homophily=0.8, words=20, topic_share=0.1, random_state=0):
+    """A citation-like graph: communities (classes), homophilous edges, sparse binary
+    bag-of-words features (for high-order ranking at real sizes).
+
+    Every node gets a class uniformly. Each node cites ``degree / 2`` others on average
+    (Poisson), a node of its own class with probability ``homophily``, any node
+    otherwise; duplicates and self-citations are dropped. Each node holds ``words``
+    word draws, a share ``topic_share`` of them from its class's own block of the
+    vocabulary and the rest from the whole vocabulary (Zipf-like frequencies).
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix (n_samples, n_features), 0/1 values
+    labels : ndarray of int64 in [0, n_classes)
+    edges : ndarray of int64 (E, 2), u < v, unique
+    """
+    rng = check_random_state(random_state)
+    if n_samples < 2 or n_classes < 2 or n_features < n_classes or words < 1 \
+            or degree < 0 or not 0 <= homophily <= 1 or not 0 <= topic_share <= 1:
+        raise ValueError("make_citation_graph: need n_samples >= 2, n_classes >= 2, "
+                         "n_features >= n_classes, words >= 1, degree >= 0, "
+                         "0 <= homophily <= 1, 0 <= topic_share <= 1")
+    labels = rng.integers(0, n_classes, n_samples).astype(np.int64)
+    members = [np.flatnonzero(labels == c) for c in range(n_classes)]
+    out = rng.poisson(degree / 2.0, n_samples)
+    src = np.repeat(np.arange(n_samples), out)
+    dst = rng.integers(0, n_samples, len(src))
+    same = rng.random(len(src)) < homophily
+    for c in range(n_classes):
+        pick = same & (labels[src] == c)
+        if members[c].size:
+            dst[pick] = members[c][rng.integers(0, members[c].size, int(pick.sum()))]
+    keep = src != dst
+    pairs = np.sort(np.column_stack([src[keep], dst[keep]]), axis=1)
+    edges = np.unique(pairs, axis=0).astype(np.int64) if len(pairs) else np.zeros((0, 2), np.int64)
+    freq = 1.0 / np.arange(1, n_features + 1)
+    freq /= freq.sum()
+    block = n_features // n_classes
+    draws = rng.choice(n_features, size=(n_samples, words), p=freq)
+    topical = rng.random((n_samples, words)) < topic_share
+    own = labels[:, None] * block + rng.integers(0, block, (n_samples, words))
+    draws = np.where(topical, own, draws)
+    rows = np.repeat(np.arange(n_samples), words)
+    X = sp.csr_matrix((np.ones(rows.size), (rows, draws.ravel())), shape=(n_samples, n_features))
+    X.data[:] = 1.0   # (repeated words count once)
+    return X, labels, edges

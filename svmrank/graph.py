@@ -374,7 +374,11 @@ def labelling_score(unary, edges, weights, labelling):
     if y.shape != (len(unary),) or not np.isin(y, (0, 1)).all() or y.dtype.kind not in "biuf":
         got = repr(labelling) if y.size <= 10 else f"shape {y.shape}"
         raise ValueError(f"labelling: expected {len(unary)} labels of 0 or 1, got {got}")
-    y = y.astype(np.int64)
+    return _score(unary, pairs, weights, y.astype(np.int64))
+
+
+def _score(unary, pairs, weights, y):
+    """labelling_score on a validated problem (merged pairs), unchecked."""
     unary_part = unary[np.arange(len(y)), y].sum()
     cut = y[pairs[:, 0]] != y[pairs[:, 1]]
     return float(unary_part - weights[cut].sum())
@@ -407,7 +411,7 @@ class _Cut:
                                   np.maximum(self.gain, 0.0), np.maximum(-self.gain, 0.0))
         self.flow = self.graph.maxflow()
         self.labelling = self.graph.labels()
-        self.best = labelling_score(unary, pairs, weights, self.labelling)
+        self.best = _score(unary, pairs, weights, self.labelling.astype(np.int64))
 
     def max_marginals(self, record):
         n = self.unary.shape[0]

@@ -124,6 +124,31 @@ def test_hoap_scores_constraint_and_tightness(seed):
     assert np.allclose(g, g_ref, atol=1e-10)
 
 
+def hoap_objective(f, y, w, C):
+    """HOAP-SVM's true objective ½‖w‖² + C ξ(w): the convex step fixed at w itself
+    is tight at w (Prop. 4)."""
+    fixed = LabellingSet.from_max_marginals(f.max_marginals(w), (y > 0).astype(np.uint8))
+    loss, g = HOAPProblem(f, y, fixed).most_violated(w)
+    return 0.5 * w @ w + C * max(0.0, loss - w @ g)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_hoap_cccp_decreases_the_objective(seed):
+    X, y, groups = make_grouped(n_samples=40, n_features=4, n_groups=10, random_state=seed)
+    edges = edges_from_groups(groups)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = HOAPSVM(C=10.0, eta=1.0, cccp_tol=0.0, cccp_max_iter=3).fit(X, y, edges=edges)
+    h = np.array(est.history_)
+    assert np.all(np.diff(h) <= 1e-12)            # the convex steps' objectives
+    f = HighOrderFeatures(X, edges, eta=1.0)
+    start = hoap_objective(f, y, est.init_coef_, 10.0)
+    end = hoap_objective(f, y, est.coef_, 10.0)
+    # the true objective: at most the last step's (an upper bound), which is at most
+    # the start's (each step starts at the previous iterate, where it is tight)
+    assert end <= est.objective_ + 1e-9 and est.objective_ <= start + 1e-9
+
+
 def test_hob_with_eta_zero_and_J_one_is_the_binary_svm():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(80, 5))
