@@ -46,6 +46,21 @@ def level_gains(levels, gains):
     return np.exp2(levels - top) * -np.expm1(-levels * np.log(2.0))
 
 
+def _small_ints(values):
+    """Non-negative integer keys in the smallest dtype (NumPy's stable sort is a radix
+    sort for 16-bit keys)."""
+    values = np.asarray(values)
+    return values.astype(np.int16 if values.max(initial=0) < 1 << 15 else np.int64)
+
+
+def _score_order(scores, segment):
+    """Rows by query (``segment``, non-decreasing ids), then decreasing score, then row."""
+    order = np.argsort(-scores, kind="stable")
+    if segment is None:
+        return order
+    return order[np.argsort(segment[order], kind="stable")]
+
+
 def _dense_levels(labels):
     values, dense = np.unique(labels, return_inverse=True)
     return values, dense.astype(np.int64).ravel()
@@ -72,8 +87,9 @@ def pairs_inference(scores, levels, offsets, n_levels):
         Swapped pairs per query.
     """
     n = scores.shape[0]
-    segment = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-    order = np.lexsort((np.arange(n), -scores, segment))
+    segment = None if len(offsets) == 2 else _small_ints(
+        np.repeat(np.arange(len(offsets) - 1), np.diff(offsets)))
+    order = _score_order(scores, segment)
     heads = np.empty(n, dtype=np.int64)
     tails = np.empty(n, dtype=np.int64)
     _graded_fast.pair_counts(np.ascontiguousarray(scores[order]), levels[order], offsets,
@@ -118,8 +134,8 @@ class NDCGQueries:
         labels = np.asarray(labels)
         self.offsets = np.asarray(offsets, dtype=np.int64)
         n = len(labels)
-        self.segment = np.repeat(np.arange(len(self.offsets) - 1), np.diff(self.offsets))
-        self.rows = np.arange(n)
+        segment = np.repeat(np.arange(len(self.offsets) - 1), np.diff(self.offsets))
+        self.segment = None if len(self.offsets) == 2 else _small_ints(segment)
         self.levels = np.empty(n, dtype=np.int64)
         self.coef_true = np.empty(n)
         counts, dims, gain_list, places, pairs, level_offsets = [], [], [], [], [], [0]
@@ -153,14 +169,16 @@ class NDCGQueries:
         self.places = np.array(places, dtype=np.int64)
         self.n_pairs = np.array(pairs, dtype=np.float64)
         self.level_offsets = np.array(level_offsets, dtype=np.int64)
+        # a key per (query, level), increasing with the query
+        self.level_key = _small_ints(self.level_offsets[segment] + self.levels)
         self.discount = _discount(max(1, int(self.places.max())))
 
     def __call__(self, scores):
         """(d, losses, ranking): per row coef(R*) − coef(R̄) of F (per query, unweighted),
         per query 1 − NDCG@k of R̄, and R̄ (rows, each query's first place first)."""
         scores = np.ascontiguousarray(scores, dtype=np.float64)
-        by_level = np.lexsort((self.rows, -scores, self.levels, self.segment))
-        by_score = np.lexsort((self.rows, -scores, self.segment))
+        by_score = _score_order(scores, self.segment)
+        by_level = by_score[np.argsort(self.level_key[by_score], kind="stable")]
         d = np.empty(len(scores))
         losses = np.empty(len(self.offsets) - 1)
         ranking = np.empty(len(scores), dtype=np.int64)
