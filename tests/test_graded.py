@@ -1,6 +1,5 @@
 """Graded relevance: SVM-rank's pairwise loss and graded NDCG@k (issue 25, parts 1-2)."""
 import itertools
-import warnings
 
 import numpy as np
 import pytest
@@ -280,4 +279,3 @@ def test_ndcg_gains_keyword():
     assert ndcg(y, s, gains="linear") == pytest.approx(got / ideal)
     with pytest.raises(ValueError, match="gains"):
         ndcg(y, s, gains="cubic")
-    warnings.simplefilter("ignore")

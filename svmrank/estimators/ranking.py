@@ -158,6 +158,7 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
             else:
                 def measure(y_q, s_q):
                     return ndcg(y_q, s_q, k=loss.k, gains=loss.gains)
+
             def ranked(y_q, s_q):
                 return measure(y_q, s_q) if len(np.unique(y_q)) > 1 else float("nan")
             ranked.__name__ = "pair accuracy" if isinstance(loss, PairwiseLoss) else "ndcg"
