@@ -9,8 +9,8 @@ from ..metrics import average_precision, is_ranked, mean_over_ranked_queries, nd
 from ..problems.appx import APPX_BIAS, APPXProblem, check_appx_data
 from ..problems.binary import BinaryProblem
 from ..problems.ranking import RankingProblem
-from .base import (BinaryLabelsMixin, CuttingPlaneEstimator, LinearScorerMixin,
-                   refuse_sample_weight)
+from .base import (BinaryLabelsMixin, CuttingPlaneEstimator, LinearScorerMixin, fit_queries,
+                   refuse_sample_weight, score_queries)
 
 _SCORERS = {"ap": average_precision, "ndcg": ndcg, "roc": roc_auc}
 
@@ -67,12 +67,14 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         self.verbose = verbose
         self.approx = approx
 
-    def fit(self, X, y, qid=None):
+    def fit(self, X, y, qid=None, group=None):
         """Fit on X (dense or CSR), labels y (relevant: > 0, or the second of two
-        non-numeric classes) and optional queries."""
+        non-numeric classes) and optional queries: ``qid`` (an id per sample) or
+        ``group`` (LightGBM's query sizes, consecutive rows)."""
         self._check_common()
         X = self._validate_X(X, reset=True)
         y = self._fit_labels(y, X.shape[0])
+        qid = fit_queries(self, qid, group, X.shape[0])
         if getattr(self, "approx", None) is not None:
             return self._fit_approx(X, y, qid)
         problem = RankingProblem(X, y, qid=qid, loss=self.loss, lai=self.lai)
@@ -99,14 +101,16 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         self.n_easy_ = int(appx.easy.sum())
         return self
 
-    def score(self, X, y, qid=None, sample_weight=None):
+    def score(self, X, y, qid=None, sample_weight=None, group=None):
         """Mean of the measure the loss targets (AP, NDCG or ROC area, with binary
         relevance y > 0 as in training; 1 − Δ for a user's QSLoss, whose ties keep the
-        input order) over the queries with a relevant and a non-relevant sample, as in
-        training; the loss is the one fitted (``loss_``), whatever ``loss`` is now.
-        ``sample_weight`` must be None."""
+        input order) over the queries (``qid`` or ``group``) with a relevant and a
+        non-relevant sample, as in training; the loss is the one fitted (``loss_``),
+        whatever ``loss`` is now. ``sample_weight`` must be None. Without queries, rows
+        that outnumber the largest training query are scored as one, with a warning."""
         refuse_sample_weight(sample_weight, type(self).__name__)
         scores = self.decision_function(X)
+        qid = score_queries(self, qid, group, len(scores))
         loss = self.loss_
         if loss.name not in _SCORERS or get_loss(loss.name) is not loss:  # a user's QSLoss
             measure = lambda y_q, s_q: 1.0 - loss.ranking_loss(y_q > 0, s_q)
@@ -164,12 +168,14 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
         self.max_iter = max_iter
         self.verbose = verbose
 
-    def fit(self, X, y, qid=None):
+    def fit(self, X, y, qid=None, group=None):
         """Fit on X and labels y (relevant: > 0, or the second of two non-numeric
-        classes); ``qid`` is accepted and ignored."""
+        classes); the queries (``qid`` or ``group``) are checked, recorded in
+        ``max_query_size_`` and otherwise ignored."""
         self._check_common()
         bias = check_positive(self.bias, "bias", allow_zero=True)
         X = self._validate_X(X, reset=True)
+        fit_queries(self, qid, group, X.shape[0])
         y = check_vector(self._fit_labels(y, X.shape[0]), "y", n=X.shape[0])
         if not is_ranked(y > 0):
             raise ValueError(f"y: needs relevant (y > 0) and non-relevant (y <= 0) samples; got "
@@ -181,9 +187,10 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
         self.intercept_ = float(result.w[d] * bias) if bias else 0.0
         return self
 
-    def score(self, X, y, qid=None, sample_weight=None):
-        """Mean AP of the scores over the queries with a relevant and a non-relevant
-        sample (``sample_weight`` must be None)."""
+    def score(self, X, y, qid=None, sample_weight=None, group=None):
+        """Mean AP of the scores over the queries (``qid`` or ``group``) with a relevant
+        and a non-relevant sample (``sample_weight`` must be None)."""
         refuse_sample_weight(sample_weight, type(self).__name__)
-        return mean_over_ranked_queries(average_precision, self._relevance(y),
-                                        self.decision_function(X), qid)
+        scores = self.decision_function(X)
+        qid = score_queries(self, qid, group, len(scores))
+        return mean_over_ranked_queries(average_precision, self._relevance(y), scores, qid)
