@@ -78,9 +78,12 @@ def graded_gains(y_true, gains="exp"):
     labels = np.clip(np.asarray(y_true, dtype=np.float64), 0, None)
     if _check_gains(gains) == "linear":
         return labels
-    top = labels.max(initial=0.0)
-    # 2^l - 1 in units of 2^top, as 2^(l - top) (1 - 2^-l), which does not cancel for
-    # small labels
+    return _exp_gains(labels, labels.max(initial=0.0))
+
+
+def _exp_gains(labels, top):
+    """(2^l - 1) / 2^top for labels l >= 0, as 2^(l - top) (1 - 2^-l), which does not
+    cancel for small labels nor overflow for large ones."""
     with np.errstate(over="ignore"):  # (-expm1 of a huge negative is 1)
         return np.where(labels > 0, np.exp2(labels - top) * -np.expm1(-labels * np.log(2.0)), 0.0)
 
@@ -185,11 +188,7 @@ def expected_reciprocal_rank(y_true, scores, k=None, max_label=None, gains="exp"
                          f"({labels.max():g})")
     if not (labels > 0).any():
         return float("nan")
-    if _check_gains(gains) == "linear":
-        stop = labels / top
-    else:  # (2^l - 1) / 2^top, as 2^(l - top) (1 - 2^-l), as graded_gains
-        with np.errstate(over="ignore"):
-            stop = np.where(labels > 0, np.exp2(labels - top) * -np.expm1(-labels * np.log(2.0)), 0.0)
+    stop = labels / top if _check_gains(gains) == "linear" else _exp_gains(labels, top)
     return _cascade(stop, scores, k)
 
 

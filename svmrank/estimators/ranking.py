@@ -55,6 +55,9 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         The loss fitted (``score`` measures by it).
     n_easy_ : int
         With ``approx``: the number of easy samples (hard constraints).
+    max_query_size_ : int or None
+        Rows of the largest training query (None for one query): ``score`` without
+        ``qid`` warns on more rows than this.
     """
 
     def __init__(self, loss="ap", C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0,
@@ -159,6 +162,8 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
     classes_ : ndarray of shape (2,) or None
         The two training labels (non-relevant first), which :meth:`predict` returns;
         None for graded labels (then it returns 0/1 relevance).
+    max_query_size_ : int or None
+        As :class:`RankSVM`'s.
     """
 
     def __init__(self, C=1.0, epsilon=1e-3, bias=1.0, max_iter=10000, verbose=0):
