@@ -23,7 +23,7 @@ from . import _lai_fast
 from ._validation import check_int
 
 __all__ = ["QSLoss", "AP", "NDCG", "ROC", "BUILTIN_LOSSES", "check_qs_suitable",
-           "get_loss"]
+           "get_loss", "PairwiseLoss", "GradedNDCG", "PAIR_LOSSES", "svm_rank_parameters"]
 
 # C2 is checked on every pair (i, j) when P·N is at most this (one vectorised pass over
 # all pairs, in blocks); beyond it on a subset, with a warning
@@ -276,3 +276,105 @@ def _check_c1(loss, delta, i_values, j_values, scale, P, rtol):
             f"loss: {loss.name} gives a negative loss term δ_j(i) = {delta[ii, kk]:.6g} "
             f"at (i, j) = ({int(i_values[ii])}, {int(j_values[kk])}) (with δ_j(P+1) = 0 a "
             f"proper loss needs δ_j(i) ≥ 0; C1)")
+
+
+# ------------------------------------------------------------------ graded relevance
+PAIR_LOSSES = ("fraction", "count")
+
+
+class PairwiseLoss:
+    """SVM-rank's pairwise loss over the pairs of different relevance of each query
+    (``RankSVM(loss="pairs")``; inference: :func:`svmrank.graded.pairs_inference`).
+
+    Parameters
+    ----------
+    pair_loss : {"fraction", "count"}
+        "fraction": swapped pairs over the query's pairs (svm_rank_learn ``-l 2``);
+        "count": swapped pairs (``-l 1``). Either is averaged over queries.
+    """
+
+    name = "pairs"
+
+    def __init__(self, pair_loss="fraction"):
+        if pair_loss not in PAIR_LOSSES:
+            raise ValueError(f"pair_loss must be one of {', '.join(map(repr, PAIR_LOSSES))}; "
+                             f"got {pair_loss!r}")
+        self.pair_loss = pair_loss
+
+    def __repr__(self):
+        return f"PairwiseLoss(pair_loss={self.pair_loss!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, PairwiseLoss) and other.pair_loss == self.pair_loss
+
+    __hash__ = None
+
+
+class GradedNDCG:
+    """1 − NDCG@k with graded gains (``RankSVM(loss="ndcg", gains=..., k=...)`` on graded
+    labels or with k; inference: :func:`svmrank.graded.ndcg_inference`).
+
+    Parameters
+    ----------
+    gains : {"exp", "linear"}
+        2^l − 1 or l for relevance level l; discount 1/log2(1 + place).
+    k : int >= 1 or None
+        Truncation (None: every place).
+    """
+
+    name = "ndcg"
+
+    def __init__(self, gains="exp", k=None):
+        if gains not in ("exp", "linear"):
+            raise ValueError(f"gains must be 'exp' or 'linear'; got {gains!r}")
+        if k is not None:
+            k = check_int(k, "k")
+        self.gains, self.k = gains, k
+
+    def __repr__(self):
+        return f"GradedNDCG(gains={self.gains!r}, k={self.k!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, GradedNDCG) and (other.gains, other.k) == (self.gains, self.k)
+
+    __hash__ = None
+
+
+def svm_rank_parameters(c, epsilon, loss_function, pairs_per_query):
+    """``RankSVM(loss="pairs")``'s C, ε and ``pair_loss`` that solve svm_rank_learn's
+    problem for its ``-c``, ``-e`` and ``-l`` on a training set (docs/algorithms.md,
+    "SVM-rank's scale").
+
+    svm_rank_learn minimises ½‖w‖² + (c/n) Σ_q ξ_q over all n queries (unrankable ones
+    included) with ξ_q the query's hinge on swapped pairs (``-l 1``: counted; ``-l 2``:
+    over its pairs), and stops at a violation of its averaged constraint below ε,
+    for ``-l 1`` times the mean number of pairs per query. RankSVM averages over the
+    n_ranked queries with two levels, hence C = c·n_ranked/n and ε rescaled alike.
+
+    Parameters
+    ----------
+    c, epsilon : float
+        svm_rank_learn's ``-c`` and ``-e``.
+    loss_function : {1, 2}
+        svm_rank_learn's ``-l``.
+    pairs_per_query : array-like of int
+        Pairs of different relevance in each training query (0 for a query of one level).
+
+    Returns
+    -------
+    dict
+        ``{"C": ..., "epsilon": ..., "pair_loss": "count" or "fraction"}``.
+    """
+    pairs = np.asarray(pairs_per_query, dtype=np.float64)
+    if loss_function not in (1, 2):
+        raise ValueError(f"loss_function must be 1 (swapped pairs) or 2 (fraction of swapped "
+                         f"pairs); got {loss_function!r}")
+    n, n_ranked = len(pairs), int(np.count_nonzero(pairs))
+    if n_ranked == 0:
+        raise ValueError("pairs_per_query: no query has two relevance levels")
+    if loss_function == 1:
+        eps = epsilon * pairs.sum() / n_ranked
+    else:
+        eps = epsilon * n / n_ranked
+    return {"C": c * n_ranked / n, "epsilon": eps,
+            "pair_loss": "count" if loss_function == 1 else "fraction"}

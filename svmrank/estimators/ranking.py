@@ -4,10 +4,13 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 
 from .._validation import check_positive, check_vector
-from ..losses import get_loss
-from ..metrics import average_precision, is_ranked, mean_over_ranked_queries, ndcg, roc_auc
+from ..graded import graded_levels
+from ..losses import GradedNDCG, PairwiseLoss, get_loss
+from ..metrics import (average_precision, is_ranked, mean_over_queries, mean_over_ranked_queries,
+                       ndcg, roc_auc)
 from ..problems.appx import APPX_BIAS, APPXProblem, check_appx_data
 from ..problems.binary import BinaryProblem
+from ..problems.graded import GradedRankingProblem
 from ..problems.ranking import RankingProblem
 from .base import (BinaryLabelsMixin, CuttingPlaneEstimator, LinearScorerMixin, fit_queries,
                    refuse_sample_weight, score_queries)
@@ -25,9 +28,12 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
 
     Parameters
     ----------
-    loss : {"ap", "ndcg", "roc"} or svmrank.losses.QSLoss
-        1 − AP, 1 − NDCG (binary relevance), 1 − ROC area, or a user's QS-suitable
-        loss (checked for C1-C3 on each query size before training).
+    loss : {"ap", "ndcg", "roc", "pairs"} or svmrank.losses.QSLoss
+        1 − AP, 1 − NDCG, 1 − ROC area (binary relevance y > 0), SVM-rank's pairwise
+        loss over the pairs of different relevance (graded labels), or a user's
+        QS-suitable loss (checked for C1-C3 on each query size before training).
+        "ndcg" is graded NDCG@k (svmrank.losses.GradedNDCG) when the labels have more
+        than two values or ``k`` is set, binary NDCG otherwise (the same loss then).
     C : float
         Regularisation constant (> 0).
     epsilon : float
@@ -44,6 +50,15 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         ``approx`` % (by margin) of the samples it classifies with margin ≥ 1 as easy
         (hard constraints y·(w·x + b) ≥ 1) and optimise the rank loss on the rest.
         None (default): the exact problem.
+    pair_loss : {"fraction", "count"}
+        loss="pairs": the fraction of swapped pairs per query (svm_rank_learn ``-l 2``)
+        or their number (``-l 1``), averaged over queries; see
+        :func:`svmrank.losses.svm_rank_parameters` for svm_rank_learn's C and ε.
+    gains : {"exp", "linear"}
+        loss="ndcg": gain 2^l − 1 or l of relevance level l.
+    k : int >= 1, optional
+        loss="ndcg": NDCG@k (None: every place). Graded labels must be non-negative
+        integers; a query too large for the exact inference is refused.
 
     Attributes
     ----------
@@ -51,7 +66,7 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
     intercept_ : float (0, or with ``approx`` the bias of the easy-sample constraints)
     n_iter_, n_constraints_, objective_, duality_gap_ : learner report
     n_features_in_ : int
-    loss_ : svmrank.losses.QSLoss
+    loss_ : svmrank.losses.QSLoss, PairwiseLoss or GradedNDCG
         The loss fitted (``score`` measures by it).
     n_easy_ : int
         With ``approx``: the number of easy samples (hard constraints).
@@ -61,7 +76,7 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
     """
 
     def __init__(self, loss="ap", C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0,
-                 approx=None):
+                 approx=None, pair_loss="fraction", gains="exp", k=None):
         self.loss = loss
         self.C = C
         self.epsilon = epsilon
@@ -69,6 +84,22 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         self.lai = lai
         self.verbose = verbose
         self.approx = approx
+        self.pair_loss = pair_loss
+        self.gains = gains
+        self.k = k
+
+    def _graded_loss(self, y):
+        """The PairwiseLoss or GradedNDCG that ``loss`` and labels y ask for, or None
+        for a binary rank loss (checks pair_loss, gains and k)."""
+        pair_loss = getattr(self, "pair_loss", "fraction")
+        graded = GradedNDCG(getattr(self, "gains", "exp"), getattr(self, "k", None))
+        pairwise = PairwiseLoss(pair_loss)
+        if isinstance(self.loss, str) and self.loss == "pairs":
+            return pairwise
+        if isinstance(self.loss, str) and self.loss == "ndcg" and (
+                graded.k is not None or len(np.unique(y)) > 2 or np.min(y) > 0):
+            return graded
+        return None
 
     def fit(self, X, y, qid=None, group=None):
         """Fit on X (dense or CSR), labels y (relevant: > 0, or the second of two
@@ -78,11 +109,20 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         X = self._validate_X(X, reset=True)
         y = self._fit_labels(y, X.shape[0])
         qid = fit_queries(self, qid, group, X.shape[0])
-        if getattr(self, "approx", None) is not None:
+        graded = self._graded_loss(y)
+        if graded is not None:
+            if getattr(self, "approx", None) is not None:
+                raise ValueError(f"approx: AP-SVM-APPX trains the binary rank losses only, not "
+                                 f"{graded!r}; pass approx=None")
+            if self.lai != "qs":
+                raise ValueError(f"lai: {graded!r} has one exact inference; leave lai='qs'")
+            problem = GradedRankingProblem(X, y, qid=qid, loss=graded)
+        elif getattr(self, "approx", None) is not None:
             return self._fit_approx(X, y, qid)
-        problem = RankingProblem(X, y, qid=qid, loss=self.loss, lai=self.lai)
+        else:
+            problem = RankingProblem(X, y, qid=qid, loss=self.loss, lai=self.lai)
         result = self._run(problem)
-        self.loss_ = get_loss(self.loss)
+        self.loss_ = graded if graded is not None else get_loss(self.loss)
         self.coef_ = result.w
         self.intercept_ = 0.0
         self.n_queries_skipped_ = problem.n_skipped
@@ -109,12 +149,26 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         relevance y > 0 as in training; 1 − Δ for a user's QSLoss, whose ties keep the
         input order) over the queries (``qid`` or ``group``) with a relevant and a
         non-relevant sample, as in training; the loss is the one fitted (``loss_``),
-        whatever ``loss`` is now. ``sample_weight`` must be None. Without queries, rows
-        that outnumber the largest training query are scored as one, with a warning."""
+        whatever ``loss`` is now. ``sample_weight`` must be None. For the pairwise loss:
+        1 − the fraction of swapped pairs (ties count ½) per query; for graded NDCG: NDCG@k
+        with the fitted gains (:func:`svmrank.metrics.ndcg`); both over the queries of two
+        levels or more. Without queries, rows that outnumber the largest training query
+        are scored as one, with a warning."""
         refuse_sample_weight(sample_weight, type(self).__name__)
         scores = self.decision_function(X)
         qid = score_queries(self, qid, group, len(scores))
         loss = self.loss_
+        if isinstance(loss, (PairwiseLoss, GradedNDCG)):
+            levels = graded_levels(self._relevance(y))
+            if isinstance(loss, PairwiseLoss):
+                measure = _pair_accuracy
+            else:
+                def measure(y_q, s_q):
+                    return ndcg(y_q, s_q, k=loss.k, gains=loss.gains)
+            def ranked(y_q, s_q):
+                return measure(y_q, s_q) if len(np.unique(y_q)) > 1 else float("nan")
+            ranked.__name__ = "pair accuracy" if isinstance(loss, PairwiseLoss) else "ndcg"
+            return mean_over_queries(ranked, levels.astype(np.float64), scores, qid)
         if loss.name not in _SCORERS or get_loss(loss.name) is not loss:  # a user's QSLoss
             measure = lambda y_q, s_q: 1.0 - loss.ranking_loss(y_q > 0, s_q)
         else:  # a built-in loss, by name or as svmrank.losses.AP / NDCG / ROC
@@ -123,6 +177,21 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
             measure = lambda y_q, s_q: scorer((y_q > 0).astype(np.float64), s_q)
             measure.__name__ = scorer.__name__
         return mean_over_ranked_queries(measure, self._relevance(y), scores, qid)
+
+
+def _pair_accuracy(y_q, s_q):
+    """1 − the fraction of swapped pairs of different relevance (ties count ½)."""
+    order = np.argsort(y_q, kind="stable")
+    y, s = y_q[order], s_q[order]
+    n_pairs = total = 0.0
+    for level in np.unique(y)[1:]:
+        higher, lower = s[y == level], s[y < level]
+        lower = np.sort(lower)
+        below = np.searchsorted(lower, higher, side="left")
+        tied = np.searchsorted(lower, higher, side="right") - below
+        total += below.sum() + 0.5 * tied.sum()
+        n_pairs += len(higher) * len(lower)
+    return total / n_pairs
 
 
 class APSVM(RankSVM):

@@ -35,7 +35,7 @@ __all__ = ["to_model", "from_model", "training_info", "flip_sign", "MULTICLASS_S
 MULTICLASS_SCALE = 100.0
 HIGH_ORDER_MODELS = ("hob", "hoap")
 TOPK_MODEL = "topk-svm"
-_RANK_LOSSES = ("ap", "ndcg", "roc")
+_RANK_LOSSES = ("ap", "ndcg", "roc", "pairs")
 _BINARY_LOSS = "error"
 
 
@@ -62,7 +62,10 @@ def _number(spec):
 # order the keys are written. n_train fills the SVM-light header line, not a token.
 _LINEAR_KEYS = {
     "svmrank": (str, str),                  # the version that wrote the file
-    "loss": (str, str),                     # ap, ndcg, roc or error
+    "loss": (str, str),                     # ap, ndcg, roc, pairs or error
+    "pair_loss": (str, str),                # pairs: fraction or count
+    "gains": (str, str),                    # graded ndcg: exp or linear
+    "k": (str, int),                        # graded ndcg: NDCG@k (absent: every place)
     "C": (_number(".12g"), float),
     "epsilon": (_number(".12g"), float),
     "iterations": (str, int),               # cutting-plane iterations (all of CCCP's)
@@ -125,7 +128,8 @@ def training_info(model):
     -------
     dict
         The schema keys the file holds with a readable value: ``svmrank`` (version),
-        ``loss``, ``C``, ``epsilon``, ``iterations``, ``n_train``, ``latent`` (bool),
+        ``loss``, ``pair_loss``, ``gains``, ``k`` (RankSVM's graded losses), ``C``,
+        ``epsilon``, ``iterations``, ``n_train``, ``latent`` (bool),
         ``cccp_iterations``, ``model``, ``eta``, ``bias``, ``pairwise`` (list of
         (feature index or "b", weight)); for a multiclass file ``model``, ``k``,
         ``loss``, ``C``, ``epsilon``, ``epochs``, ``gap`` and ``n_train``. Empty (but
@@ -182,11 +186,40 @@ def to_model(estimator, **training_info):
             info["loss"] = "ap"
         elif getattr(estimator, "loss_", None) is not None and estimator.loss_.name in _RANK_LOSSES:
             info["loss"] = estimator.loss_.name  # (a user's QSLoss is not written)
+            info.update(_graded_info(estimator.loss_))
         if isinstance(estimator, (LatentAPSVM, LatentSVM)):
             info.update(latent=True, cccp_iterations=getattr(estimator, "n_outer_iter_", None))
     info.update(training_info)
     return LinearModel(w=np.array(w, dtype=np.float64), b=flip_sign(intercept),
                        metadata=_metadata(_LINEAR_KEYS, info))
+
+
+def _graded_info(loss):
+    """The metadata of a PairwiseLoss or GradedNDCG (binary losses: none, so that their
+    files stay as they were)."""
+    from ..losses import GradedNDCG, PairwiseLoss
+    if isinstance(loss, PairwiseLoss):
+        return {"pair_loss": loss.pair_loss}
+    if isinstance(loss, GradedNDCG):
+        return {"gains": loss.gains, "k": loss.k}
+    return {}
+
+
+def _graded_loss(info):
+    """RankSVM parameters and fitted loss of the metadata ``info`` (a binary loss by name
+    when it holds no graded key)."""
+    from ..losses import GradedNDCG, PairwiseLoss, get_loss
+    loss = info.get("loss") if info.get("loss") in _RANK_LOSSES else "ap"
+    try:
+        if loss == "pairs":
+            fitted = PairwiseLoss(info.get("pair_loss", "fraction"))
+            return {"loss": loss, "pair_loss": fitted.pair_loss}, fitted
+        if loss == "ndcg" and "gains" in info:
+            fitted = GradedNDCG(info["gains"], info.get("k"))
+            return {"loss": loss, "gains": fitted.gains, "k": fitted.k}, fitted
+    except ValueError as exc:
+        raise ValueError(f"model: malformed rank-loss metadata ({exc})") from None
+    return {"loss": loss}, get_loss(loss)
 
 
 def _high_order_part(estimator, info):
@@ -267,10 +300,9 @@ def from_model(model, latent=None):
         if binary:
             estimator = BinarySVM(**params)
         else:
-            from ..losses import get_loss
-            loss = info.get("loss") if info.get("loss") in _RANK_LOSSES else "ap"
-            estimator = RankSVM(loss=loss, **params)
-            estimator.loss_ = get_loss(loss)
+            loss_params, fitted = _graded_loss(info)
+            estimator = RankSVM(**loss_params, **params)
+            estimator.loss_ = fitted
         estimator.classes_ = np.array([-1, 1])  # (SVM-light's labels: a file keeps none)
     estimator.coef_ = model.w.copy()
     estimator.intercept_ = flip_sign(model.b)

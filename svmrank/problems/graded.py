@@ -1,0 +1,92 @@
+"""Structural SVM problem for graded relevance: SVM-rank's pairwise loss and graded
+NDCG@k over one or many queries (svmrank.graded; docs/algorithms.md)."""
+import warnings
+
+import numpy as np
+
+from .._validation import check_matrix, query_segments
+from ..graded import (MAX_DP_STATES, graded_levels, ndcg_inference, ndcg_states,
+                      pairs_inference, too_large_message)
+from ..losses import GradedNDCG, PairwiseLoss
+from .linear import LinearScoreProblem
+
+
+class GradedRankingProblem(LinearScoreProblem):
+    """Most-violated-constraint oracle for :class:`~svmrank.losses.PairwiseLoss` and
+    :class:`~svmrank.losses.GradedNDCG`; queries are averaged.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (n_samples, n_features)
+    y : array-like, shape (n_samples,)
+        Non-negative integer relevance levels (two values the lower of which is <= 0:
+        binary relevance y > 0).
+    qid : array-like, shape (n_samples,), optional
+        Query of each sample; queries of a single level are skipped with one warning.
+    loss : PairwiseLoss or GradedNDCG
+    """
+
+    def __init__(self, X, y, qid=None, loss=None):
+        if not isinstance(loss, (PairwiseLoss, GradedNDCG)):
+            raise ValueError(f"loss: expected a PairwiseLoss or GradedNDCG, got {loss!r}")
+        X = check_matrix(X)
+        levels = graded_levels(y)
+        if len(levels) != X.shape[0]:
+            raise ValueError(f"y: expected length {X.shape[0]}, got {len(levels)}")
+        order, offsets = query_segments(qid, X.shape[0])
+        segs = [order[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
+        usable = np.array([len(np.unique(levels[s])) > 1 for s in segs], dtype=bool)
+        self.n_queries_total = len(segs)
+        self.n_skipped = int((~usable).sum())
+        if not usable.any():
+            raise ValueError("y: no query has two relevance levels, so the rank loss is "
+                             "undefined everywhere")
+        if self.n_skipped:
+            warnings.warn(f"{self.n_skipped} of {self.n_queries_total} queries have a single "
+                          "relevance level and are skipped", UserWarning, stacklevel=3)
+        keep = np.concatenate([s for s, u in zip(segs, usable) if u])
+        sizes = np.array([len(s) for s, u in zip(segs, usable) if u], dtype=np.int64)
+        self.rows = keep
+        super().__init__(X[keep])
+        self.labels = levels[keep]
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self.n_queries = int(usable.sum())
+        self.loss = loss
+        bounds = list(zip(self.offsets[:-1], self.offsets[1:]))
+        dense, n_levels, pairs = [], [], []
+        for a, b in bounds:
+            values, inv = np.unique(self.labels[a:b], return_inverse=True)
+            counts = np.bincount(inv.ravel())
+            dense.append(inv.ravel())
+            n_levels.append(len(values))
+            pairs.append(((b - a) ** 2 - int(counts @ counts)) // 2)
+            if isinstance(loss, GradedNDCG):
+                n_states = ndcg_states(counts, loss.k)
+                if n_states > MAX_DP_STATES:
+                    raise ValueError(too_large_message(counts, loss.k, n_states))
+        self.levels = np.concatenate(dense).astype(np.int64)
+        self.n_levels = np.array(n_levels, dtype=np.int64)
+        self.n_pairs = np.array(pairs, dtype=np.float64)
+        if isinstance(loss, PairwiseLoss):
+            self.weights = 1.0 / self.n_pairs if loss.pair_loss == "fraction" else \
+                np.ones(self.n_queries)
+
+    def violation_at_scores(self, scores):
+        """Averaged loss Δ̄ and coefficients d = (Ψ(R*) − Ψ(R̄)) / |Q| per row of the most
+        violated outputs for these scores: g = Xᵀ d, violation Δ̄ − scores·d."""
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        if isinstance(self.loss, PairwiseLoss):
+            coef, swapped = pairs_inference(scores, self.levels, self.offsets, self.n_levels)
+            weight = np.repeat(self.weights, np.diff(self.offsets))
+            d = coef * weight
+            losses = swapped * self.weights
+        else:
+            d = np.empty_like(scores)
+            losses = np.empty(self.n_queries)
+            for q, (a, b) in enumerate(zip(self.offsets[:-1], self.offsets[1:])):
+                _, losses[q], coef, coef_true = ndcg_inference(
+                    scores[a:b], self.labels[a:b], self.loss.k, self.loss.gains)
+                d[a:b] = coef_true - coef
+        if self.n_queries > 1:
+            d /= self.n_queries
+        return float(losses.mean()), d
