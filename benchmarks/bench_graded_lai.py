@@ -1,6 +1,6 @@
 """Inference cost of the graded losses against the binary AP `qs` call (issue 25 part 5).
 
-    python benchmarks/bench_graded_lai.py            # N = 1e3 .. 1e6
+    python benchmarks/bench_graded_lai.py            # N = 1e2 .. 1e6
     python benchmarks/bench_graded_lai.py --quick    # N <= 1e4
 
 One query of N samples, seeded: levels 0 .. L−1 drawn with probabilities proportional
@@ -39,7 +39,7 @@ def main(argv=None):
     parser.add_argument("--stop", type=float, default=3.0,
                         help="seconds after which a column stops (default 3)")
     args = parser.parse_args(argv)
-    Ns = [10**3, 10**4] if args.quick else [10**3, 10**4, 10**5, 10**6]
+    Ns = [10**2, 10**3, 10**4] if args.quick else [10**2, 10**3, 10**4, 10**5, 10**6]
     print(machine_line())
     print()
     columns = ["pairs L=3", "pairs L=5", "NDCG@10 L=3", "NDCG@10 L=5", "NDCG L=3"]

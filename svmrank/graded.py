@@ -12,7 +12,7 @@ from . import _graded_fast
 from ._validation import check_vector
 
 __all__ = ["GAINS", "MAX_DP_STATES", "graded_levels", "level_gains", "pairs_inference",
-           "ndcg_states", "ndcg_inference"]
+           "ndcg_states", "NDCGQueries", "ndcg_inference"]
 
 GAINS = ("exp", "linear")
 # Largest dynamic programme (states Π_l (min(n_l, k) + 1)) graded NDCG inference runs on
@@ -46,6 +46,21 @@ def level_gains(levels, gains):
     return np.exp2(levels - top) * -np.expm1(-levels * np.log(2.0))
 
 
+def _small_ints(values):
+    """Non-negative integer keys in the smallest dtype (NumPy's stable sort is a radix
+    sort for 16-bit keys)."""
+    values = np.asarray(values)
+    return values.astype(np.int16 if values.max(initial=0) < 1 << 15 else np.int64)
+
+
+def _score_order(scores, segment):
+    """Rows by query (``segment``, non-decreasing ids), then decreasing score, then row."""
+    order = np.argsort(-scores, kind="stable")
+    if segment is None:
+        return order
+    return order[np.argsort(segment[order], kind="stable")]
+
+
 def _dense_levels(labels):
     values, dense = np.unique(labels, return_inverse=True)
     return values, dense.astype(np.int64).ravel()
@@ -72,8 +87,9 @@ def pairs_inference(scores, levels, offsets, n_levels):
         Swapped pairs per query.
     """
     n = scores.shape[0]
-    segment = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-    order = np.lexsort((np.arange(n), -scores, segment))
+    segment = None if len(offsets) == 2 else _small_ints(
+        np.repeat(np.arange(len(offsets) - 1), np.diff(offsets)))
+    order = _score_order(scores, segment)
     heads = np.empty(n, dtype=np.int64)
     tails = np.empty(n, dtype=np.int64)
     _graded_fast.pair_counts(np.ascontiguousarray(scores[order]), levels[order], offsets,
@@ -93,6 +109,84 @@ def ndcg_states(counts, k):
 
 def _discount(n):
     return 1.0 / np.log2(np.arange(2, n + 2))
+
+
+class NDCGQueries:
+    """Graded NDCG@k inference over many queries, with what does not depend on the
+    scores computed once (the problems call it every iteration).
+
+    Parameters
+    ----------
+    labels : int64 ndarray
+        Non-negative integer levels, rows grouped by query (``offsets``); every query
+        has two levels or more.
+    offsets : int64 ndarray
+    k : int or None
+    gains : {"exp", "linear"}
+
+    Raises
+    ------
+    ValueError
+        For a query whose programme exceeds :data:`MAX_DP_STATES` (one line).
+    """
+
+    def __init__(self, labels, offsets, k=None, gains="exp"):
+        labels = np.asarray(labels)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        n = len(labels)
+        segment = np.repeat(np.arange(len(self.offsets) - 1), np.diff(self.offsets))
+        self.segment = None if len(self.offsets) == 2 else _small_ints(segment)
+        self.levels = np.empty(n, dtype=np.int64)
+        self.coef_true = np.empty(n)
+        counts, dims, gain_list, places, pairs, level_offsets = [], [], [], [], [], [0]
+        self.max_states = 1
+        for a, b in zip(self.offsets[:-1], self.offsets[1:]):
+            values, lev = _dense_levels(labels[a:b])
+            if len(values) < 2:
+                raise ValueError("labels: a query needs two relevance levels to be ranked")
+            c = np.bincount(lev, minlength=len(values)).astype(np.int64)
+            m = int(b - a)
+            p = m if k is None else min(int(k), m)
+            n_states = ndcg_states(c, p)
+            if n_states > MAX_DP_STATES:
+                raise ValueError(too_large_message(c, k, n_states))
+            self.max_states = max(self.max_states, n_states)
+            g = level_gains(values, gains)
+            ideal = float(np.sort(g[lev])[::-1][:p] @ _discount(p))
+            n_pairs = (m * m - int(c @ c)) // 2
+            below = np.concatenate([[0], np.cumsum(c)])
+            self.levels[a:b] = lev
+            self.coef_true[a:b] = (below[lev] - (m - below[lev + 1])) / n_pairs
+            counts.append(c)
+            dims.append(np.minimum(c, p) + 1)
+            gain_list.append(g / ideal)
+            places.append(p)
+            pairs.append(n_pairs)
+            level_offsets.append(level_offsets[-1] + len(values))
+        self.counts = np.concatenate(counts).astype(np.int64)
+        self.dims = np.concatenate(dims).astype(np.int64)
+        self.gains = np.concatenate(gain_list)
+        self.places = np.array(places, dtype=np.int64)
+        self.n_pairs = np.array(pairs, dtype=np.float64)
+        self.level_offsets = np.array(level_offsets, dtype=np.int64)
+        # a key per (query, level), increasing with the query
+        self.level_key = _small_ints(self.level_offsets[segment] + self.levels)
+        self.discount = _discount(max(1, int(self.places.max())))
+
+    def __call__(self, scores):
+        """(d, losses, ranking): per row coef(R*) − coef(R̄) of F (per query, unweighted),
+        per query 1 − NDCG@k of R̄, and R̄ (rows, each query's first place first)."""
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        by_score = _score_order(scores, self.segment)
+        by_level = by_score[np.argsort(self.level_key[by_score], kind="stable")]
+        d = np.empty(len(scores))
+        losses = np.empty(len(self.offsets) - 1)
+        ranking = np.empty(len(scores), dtype=np.int64)
+        _graded_fast.ndcg_queries(scores, by_level, by_score, self.levels, self.offsets,
+                                  self.level_offsets, self.counts, self.dims, self.gains,
+                                  self.discount, self.places, self.n_pairs, self.max_states,
+                                  d, losses, ranking)
+        return d, losses, ranking
 
 
 def ndcg_inference(scores, labels, k=None, gains="exp"):
@@ -121,69 +215,9 @@ def ndcg_inference(scores, labels, k=None, gains="exp"):
         F(R*) = coef_true · scores for the ground-truth ranking.
     """
     scores = np.ascontiguousarray(scores, dtype=np.float64)
-    values, lev = _dense_levels(np.asarray(labels))
-    L, n = len(values), len(scores)
-    if L < 2:
-        raise ValueError("labels: a query needs two relevance levels to be ranked")
-    places = n if k is None else min(int(k), n)
-    counts = np.bincount(lev, minlength=L).astype(np.int64)
-    n_states = ndcg_states(counts, places)
-    if n_states > MAX_DP_STATES:
-        raise ValueError(too_large_message(counts, k, n_states))
-    gain = level_gains(values, gains)
-    discount = _discount(places)
-    ideal = float(np.sort(gain[lev])[::-1][:places] @ discount)
-    n_pairs = (n * n - int(counts @ counts)) // 2
-    order = np.lexsort((np.arange(n), -scores, lev))  # by level, then score
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    dims = np.minimum(counts, places) + 1
-    choice = np.empty(n_states, dtype=np.int8)
-    value = np.empty(n_states)
-    prefix = np.zeros(L, dtype=np.int64)
-    _graded_fast.ndcg_dp(np.ascontiguousarray(scores[order]), starts, gain / ideal, discount,
-                         counts, dims.astype(np.int64), 2.0 / n_pairs, places, choice, value,
-                         prefix)
-    strides = np.ones(L, dtype=np.int64)
-    for l in range(1, L):
-        strides[l] = strides[l - 1] * dims[l - 1]
-    state = int(prefix @ strides)
-    sequence = np.empty(places, dtype=np.int64)
-    for t in range(places - 1, -1, -1):
-        sequence[t] = choice[state]
-        state -= int(strides[sequence[t]])
-    # the prefix: level l's samples in score order at the places the sequence gives it
-    within = np.zeros(places, dtype=np.int64)
-    for l in range(L):
-        at = sequence == l
-        within[at] = np.arange(int(at.sum()))
-    head = order[starts[sequence] + within]
-    rest = np.concatenate([order[starts[l] + prefix[l]:starts[l] + counts[l]] for l in range(L)])
-    rest = rest[np.lexsort((rest, -scores[rest]))]
-    ranking = np.concatenate([head, rest])
-    loss = 1.0 - float(gain[lev[head]] @ discount) / ideal
-    coef, coef_true = ranking_coef(ranking, lev, L, n_pairs)
-    return ranking, loss, coef, coef_true
-
-
-def ranking_coef(ranking, lev, n_levels, n_pairs):
-    """Per-sample coefficients of F(R) for a ranking (sample indices, first place first)
-    and of F(R*), each divided by ``n_pairs``."""
-    n = len(lev)
-    onehot = np.zeros((n, n_levels), dtype=np.int64)
-    onehot[np.arange(n), lev[ranking]] = 1
-    above = np.cumsum(onehot, axis=0) - onehot  # samples of each level above each place
-    by_level = np.cumsum(above, axis=1)  # above[:, :m + 1] summed
-    total = np.bincount(lev, minlength=n_levels)
-    below_levels = np.concatenate([[0], np.cumsum(total)])  # samples of levels < m
-    lr = lev[ranking]
-    lower_above = np.where(lr > 0, by_level[np.arange(n), np.maximum(lr - 1, 0)], 0)
-    higher_above = by_level[:, -1] - by_level[np.arange(n), lr]
-    n_lower, n_higher = below_levels[lr], n - below_levels[lr + 1]
-    coef = np.empty(n)
-    coef[ranking] = ((n_lower - 2 * lower_above) - (2 * higher_above - n_higher)) / n_pairs
-    coef_true = np.empty(n)
-    coef_true[ranking] = (n_lower - n_higher) / n_pairs
-    return coef, coef_true
+    queries = NDCGQueries(labels, [0, len(scores)], k, gains)
+    d, losses, ranking = queries(scores)
+    return ranking, float(losses[0]), queries.coef_true - d, queries.coef_true
 
 
 def too_large_message(counts, k, n_states):

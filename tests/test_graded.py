@@ -12,7 +12,8 @@ from graded_reference import (ndcg_lai_brute, ndcg_loss_reference, pair_counts_r
                               pair_feature_reference, pairs_objective_brute)
 from svmrank import _graded_fast
 from svmrank.estimators import RankSVM
-from svmrank.graded import MAX_DP_STATES, graded_levels, ndcg_inference, pairs_inference
+from svmrank.graded import (MAX_DP_STATES, NDCGQueries, graded_levels, ndcg_inference,
+                            pairs_inference)
 from svmrank.io.estimator_model import from_model, to_model
 from svmrank.losses import GradedNDCG, PairwiseLoss, svm_rank_parameters
 from svmrank.metrics import ndcg
@@ -138,6 +139,23 @@ def test_ndcg_inference_random(n, L, seed, ties):
     scores = rng.integers(-2, 3, n).astype(float) if ties else rng.normal(size=n) * 2
     k = int(rng.integers(1, n + 1)) if rng.random() < 0.7 else None
     _check_ndcg_case(scores, labels, k, "exp" if seed % 2 else "linear")
+
+
+@pytest.mark.parametrize("k", [None, 1, 3])
+def test_ndcg_queries_match_one_query_at_a_time(k):
+    rng = np.random.default_rng(k or 0)
+    sizes = [5, 2, 9, 7]
+    labels = np.concatenate([rng.integers(0, 4, m) for m in sizes])
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    for a, b in zip(offsets[:-1], offsets[1:]):
+        labels[a:a + 2] = [0, 3]  # (two levels or more in every query)
+    scores = rng.integers(-2, 3, len(labels)).astype(float)
+    d, losses, ranking = NDCGQueries(labels, offsets, k, "exp")(scores)
+    for q, (a, b) in enumerate(zip(offsets[:-1], offsets[1:])):
+        r, loss, coef, coef_true = ndcg_inference(scores[a:b], labels[a:b], k, "exp")
+        assert losses[q] == pytest.approx(loss)
+        np.testing.assert_allclose(d[a:b], coef_true - coef, atol=1e-12)
+        np.testing.assert_array_equal(ranking[a:b], r + a)
 
 
 def test_ndcg_two_levels_full_matches_binary_qs():

@@ -5,8 +5,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_matrix, query_segments
-from ..graded import (MAX_DP_STATES, graded_levels, ndcg_inference, ndcg_states,
-                      pairs_inference, too_large_message)
+from ..graded import NDCGQueries, graded_levels, pairs_inference
 from ..losses import GradedNDCG, PairwiseLoss
 from .linear import LinearScoreProblem
 
@@ -60,13 +59,11 @@ class GradedRankingProblem(LinearScoreProblem):
             dense.append(inv.ravel())
             n_levels.append(len(values))
             pairs.append(((b - a) ** 2 - int(counts @ counts)) // 2)
-            if isinstance(loss, GradedNDCG):
-                n_states = ndcg_states(counts, loss.k)
-                if n_states > MAX_DP_STATES:
-                    raise ValueError(too_large_message(counts, loss.k, n_states))
         self.levels = np.concatenate(dense).astype(np.int64)
         self.n_levels = np.array(n_levels, dtype=np.int64)
         self.n_pairs = np.array(pairs, dtype=np.float64)
+        if isinstance(loss, GradedNDCG):  # (refuses a query too large for it)
+            self._ndcg = NDCGQueries(self.labels, self.offsets, loss.k, loss.gains)
         if isinstance(loss, PairwiseLoss):
             self.weights = 1.0 / self.n_pairs if loss.pair_loss == "fraction" else \
                 np.ones(self.n_queries)
@@ -81,12 +78,7 @@ class GradedRankingProblem(LinearScoreProblem):
             d = coef * weight
             losses = swapped * self.weights
         else:
-            d = np.empty_like(scores)
-            losses = np.empty(self.n_queries)
-            for q, (a, b) in enumerate(zip(self.offsets[:-1], self.offsets[1:])):
-                _, losses[q], coef, coef_true = ndcg_inference(
-                    scores[a:b], self.labels[a:b], self.loss.k, self.loss.gains)
-                d[a:b] = coef_true - coef
+            d, losses, _ = self._ndcg(scores)
         if self.n_queries > 1:
             d /= self.n_queries
         return float(losses.mean()), d
