@@ -165,3 +165,29 @@ def query_segments(qid, n):
     counts = np.bincount(group, minlength=len(first))
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     return order, offsets
+
+
+def qid_from_group(group, n, qid=None):
+    """Query ids from LightGBM's ``group`` (query sizes, consecutive rows): query q is
+    the next ``group[q]`` rows. Returns ``qid`` when ``group`` is None; both given is an
+    error; the sizes must be positive integers summing to ``n`` (the number of rows)."""
+    if group is None:
+        return qid
+    if qid is not None:
+        raise ValueError("qid and group: give one of them (group is the query sizes, qid "
+                         "a query id per sample)")
+    sizes = np.asarray(group)
+    if sizes.ndim != 1 or sizes.dtype.kind not in "iuf" or sizes.dtype.kind == "b":
+        raise ValueError(f"group: expected a 1-d array of query sizes (positive integers), "
+                         f"got {'shape ' + str(sizes.shape) if sizes.ndim != 1 else sizes.dtype}")
+    if not len(sizes) or not np.all(np.isfinite(sizes)) or np.any(sizes < 1) \
+            or np.any(sizes != np.floor(sizes)):
+        bad = sizes[~np.isfinite(sizes) | (sizes < 1) | (sizes != np.floor(sizes))]
+        raise ValueError("group: query sizes must be positive integers, got "
+                         + (repr(bad[0].item()) if len(bad) else "none"))
+    total = int(np.sum(sizes.astype(np.int64)))
+    if total != n:
+        raise ValueError(f"group: query sizes sum to {total}, expected the number of rows "
+                         f"({n}); in a cross-validation, pass qid (one id per row) instead, "
+                         "which scikit-learn splits with the rows")
+    return np.repeat(np.arange(len(sizes), dtype=np.int64), sizes.astype(np.int64))

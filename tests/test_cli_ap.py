@@ -509,7 +509,7 @@ def test_dev_stdout_redirected_to_a_file_keeps_the_order(data, tmp_path):
                                "/dev/stdout"], stdout=fh, stderr=subprocess.PIPE, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
     lines = out.read_text().splitlines()
-    assert len(lines) == 400 + 9 and lines[400].startswith("Classified 400 examples")
+    assert len(lines) == 400 + 13 and lines[400].startswith("Classified 400 examples")
     assert ap_classify.main(["-v", "0", str(test), str(model), str(tmp_path / "pred")]) == 0
     assert lines[:400] == (tmp_path / "pred").read_text().splitlines()
 

@@ -297,7 +297,7 @@ def test_metadata_routing_passes_each_fold_its_queries():
         # must be an identifier (scikit-learn's rules)
         from sklearn.utils.metadata_routing import UNCHANGED
         kept = APSVM().set_fit_request(qid="group").set_fit_request(qid=UNCHANGED)
-        assert kept.get_metadata_routing().fit.requests == {"qid": "group"}
+        assert kept.get_metadata_routing().fit.requests == {"qid": "group", "group": True}
         with pytest.raises(ValueError, match="should be either a valid identifier"):
             APSVM().set_fit_request(qid="my-qid")
         with pytest.raises(ValueError):

@@ -16,7 +16,8 @@ from ..io.estimator_model import HIGH_ORDER_MODELS, from_model, training_info
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .._validation import query_segments
-from ..metrics import average_precision, is_ranked, ndcg, roc_auc
+from ..metrics import (average_precision, is_ranked, ndcg, precision_at_k, reciprocal_rank,
+                       roc_auc)
 from .common import CLIError, nonempty, plot_if_asked, refuse_overflowing_rows, run
 from .dialects import (UNUSED, USED, Dialect, Option, classifier_positionals, plot_options,
                        verbosity_options)
@@ -119,8 +120,9 @@ def classify(argv):
     plot_if_asked(args, "pr_curve", y, scores, qid, kind="mean" if len(np.unique(qid)) > 1
                   else "overall")
     if args.v >= 1:
-        print(summary(y, scores, qid if (qid != 0).any() else None, info.get("loss"),
-                      runtime), flush=True)
+        queries = qid if (qid != 0).any() else None
+        print(summary(y, scores, queries, info.get("loss"), runtime,
+                      ltr=is_ltr(y, queries, model.b)), flush=True)
     return 0
 
 
@@ -137,13 +139,22 @@ def to_model_width(X, n_features, source):
     return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
 
 
-def summary(y, scores, qid, loss, runtime):
-    """The statistics block printed after classification. AP, NDCG, ROC area and the
-    loss are averaged over the same queries: those with a relevant and a non-relevant
-    example (the others are counted in one warning, as in training). The loss is the
-    rank loss the model was trained on (binary relevance for NDCG; no loss line for a
-    model of another tool or one trained on the error rate, which the zero/one line
-    reports); the NDCG lines use graded gains 2^label - 1."""
+def is_ltr(y, qid, bias):
+    """Whether the statistics are learning-to-rank measures rather than the zero/one
+    error: the file has queries, or graded labels (more than one positive label), or
+    the model has no bias (b = 0: its sign means nothing)."""
+    return qid is not None or len(np.unique(y[y > 0])) > 1 or bias == 0
+
+
+def summary(y, scores, qid, loss, runtime, ltr=False):
+    """The statistics block printed after classification. AP, NDCG, ROC area, the
+    loss and (``ltr``) NDCG@1,3,5, MRR and P@10 are averaged over the same queries:
+    those with a relevant and a non-relevant example (the others are counted in one
+    warning, as in training). The loss is the rank loss the model was trained on
+    (binary relevance for NDCG; no loss line for a model of another tool or one
+    trained on the error rate, which the zero/one line reports); the NDCG lines use
+    graded gains 2^label - 1. ``ltr`` (:func:`is_ltr`) prints the LTR measures in
+    place of the zero/one error."""
     relevant = y > 0
     correct = int(((scores > 0) == relevant).sum())
     n = len(y)
@@ -168,15 +179,19 @@ def summary(y, scores, qid, loss, runtime):
         lines.append(f"Average loss on test set: "
                      f"{100 * (1 - mean(measure, relevant.astype(float))):.4f} "
                      f"(100 x ({name}))")
+    if not ltr:
+        lines.append(f"Zero/one-error on test set: {100.0 * (n - correct) / n:.2f}% "
+                     f"({correct} correct, {n - correct} incorrect, {n} total)")
     lines += [
-        f"Zero/one-error on test set: {100.0 * (n - correct) / n:.2f}% "
-        f"({correct} correct, {n - correct} incorrect, {n} total)",
         f"Relevant (label > 0): {int(relevant.sum())}, non-relevant: {int((~relevant).sum())}",
         f"{'AP' if qid is None else 'MAP'}: {mean(average_precision):.4f}",
-        f"NDCG: {mean(ndcg):.4f}",
-        f"NDCG@10: {mean(lambda labels, s: ndcg(labels, s, k=10)):.4f}",
-        f"ROCArea: {mean(roc_auc):.4f}",
-    ]
+        f"NDCG: {mean(ndcg):.4f}"]
+    lines += [f"NDCG@{k}: {mean(lambda labels, s: ndcg(labels, s, k=k)):.4f}"
+              for k in ((1, 3, 5, 10) if ltr else (10,))]
+    if ltr:
+        lines += [f"MRR: {mean(reciprocal_rank):.4f}",
+                  f"P@10: {mean(lambda labels, s: precision_at_k(labels, s, k=10)):.4f}"]
+    lines.append(f"ROCArea: {mean(roc_auc):.4f}")
     return "\n".join(lines)
 
 

@@ -11,15 +11,18 @@ from sklearn.utils import InputTags, TargetTags
 from sklearn.utils.metadata_routing import UNUSED
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._validation import check_int, check_matrix, check_positive, check_vector, check_verbose
+from .._validation import (check_int, check_matrix, check_positive, check_vector, check_verbose,
+                           qid_from_group, query_segments)
 from ..learners.cutting_plane import cutting_plane
-from ..metrics import mean_over_ranked_queries
+from ..metrics import mean_over_ranked_queries, warn_without_queries
 from ..progress import Monitor
 
 # Metadata with one entry per sample: requested by default under scikit-learn's metadata
 # routing, so that a search hands each fold its own rows of them. The others (edges)
-# are requested only with set_<method>_request, since scikit-learn passes them whole.
-PER_SAMPLE_METADATA = ("qid", "bags", "known")
+# are requested only with set_<method>_request, since scikit-learn passes them whole;
+# except LightGBM's group (query sizes), requested like qid, which it describes (a
+# search hands it whole to every fold, which the size check then refuses).
+PER_SAMPLE_METADATA = ("qid", "group", "bags", "known")
 # fit options that are not metadata: never routed (a search would hand them on whole)
 FIT_OPTIONS = ("eval_set", "early_stopping_rounds")
 ROUTED_METHODS = ("fit", "score", "predict", "decision_function")
@@ -285,3 +288,23 @@ def refuse_sample_weight(sample_weight, owner):
     if sample_weight is not None:
         raise ValueError(f"sample_weight: {owner}.score does not weight samples (its measure "
                          "is computed per query); pass None")
+
+
+def fit_queries(estimator, qid, group, n_samples):
+    """The queries of a fit as ``qid`` (from ``qid`` or LightGBM's ``group``, see
+    ``qid_from_group``), recording ``max_query_size_``: the largest query's rows when
+    there are several queries, else None (``score`` warns when it gets more rows than
+    that without queries)."""
+    qid = qid_from_group(group, n_samples, qid)
+    sizes = np.diff(query_segments(qid, n_samples)[1])
+    estimator.max_query_size_ = int(sizes.max()) if len(sizes) > 1 else None
+    return qid
+
+
+def score_queries(estimator, qid, group, n_samples):
+    """The queries of a ``score`` call as ``qid``; without qid or group, warns (once)
+    when the rows are more than one training query's worth."""
+    qid = qid_from_group(group, n_samples, qid)
+    if qid is None:
+        warn_without_queries(estimator, n_samples, f"{type(estimator).__name__}.score")
+    return qid

@@ -13,8 +13,8 @@ from ..problems.binary import BinaryProblem
 from ..problems.perf import PERF_LOSSES, PerfProblem
 from ..problems.graded import GradedRankingProblem
 from ..problems.ranking import RankingProblem
-from .base import (BinaryLabelsMixin, CuttingPlaneEstimator, LinearScorerMixin,
-                   refuse_sample_weight, warn_binarised_labels)
+from .base import (BinaryLabelsMixin, CuttingPlaneEstimator, LinearScorerMixin, fit_queries,
+                   refuse_sample_weight, score_queries, warn_binarised_labels)
 
 _SCORERS = {"ap": average_precision, "ndcg": ndcg, "roc": roc_auc}
 
@@ -78,6 +78,9 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         objective, dual, gap, time; ``valid_<loss>`` with an ``eval_set``).
     best_iteration_, best_score_ : int, float
         With an ``eval_set``: the iteration of the best validation score, and that score.
+    max_query_size_ : int or None
+        Rows of the largest training query (None for one query): ``score`` without
+        ``qid`` warns on more rows than this.
     """
 
     def __init__(self, loss="ap", C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0,
@@ -106,9 +109,10 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
             return graded
         return None
 
-    def fit(self, X, y, qid=None, eval_set=None, early_stopping_rounds=None):
+    def fit(self, X, y, qid=None, group=None, eval_set=None, early_stopping_rounds=None):
         """Fit on X (dense or CSR), labels y (relevant: > 0, or the second of two
-        non-numeric classes) and optional queries.
+        non-numeric classes) and optional queries: ``qid`` (an id per sample) or
+        ``group`` (LightGBM's query sizes, consecutive rows).
 
         ``eval_set=(X_val, y_val[, qid_val])`` records the validation measure of the
         loss (AP, NDCG, ROC area) after every iteration in ``history_``; with
@@ -118,6 +122,7 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         self._check_common()
         X = self._validate_X(X, reset=True)
         y = self._fit_labels(y, X.shape[0])
+        qid = fit_queries(self, qid, group, X.shape[0])
         warn_binarised_labels(self.classes_, self.loss, type(self).__name__)
         graded = self._graded_loss(y)
         loss = graded if graded is not None else get_loss(self.loss)
@@ -162,17 +167,19 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         self.n_easy_ = int(appx.easy.sum())
         return self
 
-    def score(self, X, y, qid=None, sample_weight=None):
+    def score(self, X, y, qid=None, sample_weight=None, group=None):
         """Mean of the measure the loss targets (AP, NDCG or ROC area, with binary
         relevance y > 0 as in training; 1 − Δ for a user's QSLoss, whose ties keep the
-        input order) over the queries with a relevant and a non-relevant sample, as in
-        training; the loss is the one fitted (``loss_``), whatever ``loss`` is now.
-        ``sample_weight`` must be None. For the pairwise loss: 1 − the fraction of
-        swapped pairs (ties count ½) per query; for graded NDCG: NDCG@k with the fitted
-        gains (:func:`svmrank.metrics.ndcg`); both over the queries of two levels or
-        more."""
+        input order) over the queries (``qid`` or ``group``) with a relevant and a
+        non-relevant sample, as in training; the loss is the one fitted (``loss_``),
+        whatever ``loss`` is now. ``sample_weight`` must be None. For the pairwise loss:
+        1 − the fraction of swapped pairs (ties count ½) per query; for graded NDCG: NDCG@k
+        with the fitted gains (:func:`svmrank.metrics.ndcg`); both over the queries of two
+        levels or more. Without queries, rows that outnumber the largest training query
+        are scored as one, with a warning."""
         refuse_sample_weight(sample_weight, type(self).__name__)
         scores = self.decision_function(X)
+        qid = score_queries(self, qid, group, len(scores))
         loss = self.loss_
         if isinstance(loss, (PairwiseLoss, GradedNDCG)):
             measure = loss_measure(loss)
@@ -271,6 +278,8 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
     classes_ : ndarray of shape (2,) or None
         The two training labels (non-relevant first), which :meth:`predict` returns;
         None for graded labels (then it returns 0/1 relevance).
+    max_query_size_ : int or None
+        As :class:`RankSVM`'s.
     """
 
     def __init__(self, C=1.0, epsilon=1e-3, bias=1.0, max_iter=10000, verbose=0, loss="error",
@@ -283,13 +292,15 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
         self.max_iter = max_iter
         self.verbose = verbose
 
-    def fit(self, X, y, qid=None, eval_set=None, early_stopping_rounds=None):
+    def fit(self, X, y, qid=None, group=None, eval_set=None, early_stopping_rounds=None):
         """Fit on X and labels y (relevant: > 0, or the second of two non-numeric
-        classes); ``qid`` is accepted and ignored. ``eval_set`` and
+        classes); the queries (``qid`` or ``group``) are checked, recorded in
+        ``max_query_size_`` and otherwise ignored. ``eval_set`` and
         ``early_stopping_rounds`` as in :meth:`RankSVM.fit` (the measure: AP)."""
         self._check_common()
         bias = check_positive(self.bias, "bias", allow_zero=True)
         X = self._validate_X(X, reset=True)
+        fit_queries(self, qid, group, X.shape[0])
         y = check_vector(self._fit_labels(y, X.shape[0]), "y", n=X.shape[0])
         if not is_ranked(y > 0):
             raise ValueError(f"y: needs relevant (y > 0) and non-relevant (y <= 0) samples; got "
@@ -315,9 +326,10 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
         self.intercept_ = float(result.w[d] * bias) if bias else 0.0
         return self
 
-    def score(self, X, y, qid=None, sample_weight=None):
-        """Mean AP of the scores over the queries with a relevant and a non-relevant
-        sample (``sample_weight`` must be None)."""
+    def score(self, X, y, qid=None, sample_weight=None, group=None):
+        """Mean AP of the scores over the queries (``qid`` or ``group``) with a relevant
+        and a non-relevant sample (``sample_weight`` must be None)."""
         refuse_sample_weight(sample_weight, type(self).__name__)
-        return mean_over_ranked_queries(average_precision, self._relevance(y),
-                                        self.decision_function(X), qid)
+        scores = self.decision_function(X)
+        qid = score_queries(self, qid, group, len(scores))
+        return mean_over_ranked_queries(average_precision, self._relevance(y), scores, qid)

@@ -1,0 +1,261 @@
+"""Learning to rank with graded relevance (issue 25 part 5, accuracy): test NDCG@1,3,5,10
+and MAP of svmrank's rank losses against LightGBM lambdarank and a pairwise LinearSVC,
+on MQ2008 Folds 1-5 and LightGBM's 5-level lambdarank example.
+
+Protocol
+- MQ2008 (LETOR 4.0, QueryLevelNorm, labels 0-2): Fold k trains on S_k, S_k+1, S_k+2,
+  validates on S_k+3 and tests on S_k+4 (cyclically, readme_folds.txt), built from the
+  S*.txt files. lightgbm_rank (labels 0-4) has a train and a test file only: C is
+  chosen on its last 40 training queries, then the model is refitted on all of them.
+- Measures (svmrank.metrics.ranking_metrics): graded NDCG@k with gains 2^l - 1, MAP
+  (relevant: label > 0), both averaged over the queries with a relevant document
+  (``no_relevant="skip"``; MQ2008 has 51 of 156 test queries without one in Fold 1).
+  The NDCG@10 column "(0)" counts those queries as 0, as trec_eval does.
+- svmrank: RankSVM(loss=...) for "ap" and "ndcg" trained on binary relevance (label > 0)
+  and, when this checkout has them, "pairs" (pair_loss="fraction", svm_rank_learn -l 2's
+  loss) and graded "ndcg" (gains="exp", every place), epsilon 1e-3, C in
+  {0.01, 0.1, 1, 10, 100} chosen by validation NDCG@10.
+- Pairwise LinearSVC: liblinear's L2-loss SVM, no intercept, on the differences
+  x_i - x_j of the pairs of documents of one query with different labels (sign of
+  the label difference, every other pair flipped to balance the classes), C in
+  {0.001, 0.01, 0.1, 1} chosen the same way: the RankSVM of Herbrich/Joachims.
+- LightGBM lambdarank (benchmark-only peer, ``pip install lightgbm``; its row is skipped
+  with the reason when it does not import): LGBMRanker with its defaults
+  (100 trees, learning rate 0.1, 31 leaves), one thread, seed 0, no tuning.
+- SVM-rank V1.00 (Joachims 2009) as a peer: ``--svm-rank DIR`` runs DIR/svm_rank_learn
+  and DIR/svm_rank_classify (C in {0.01, 0.1, 1, 10, 100} on its own scale, chosen by
+  validation NDCG@10, default -e 0.001). Build it outside this repository:
+      wget https://osmot.cs.cornell.edu/svm_rank/current/svm_rank.tar.gz
+      mkdir svm_rank && tar -xzf svm_rank.tar.gz -C svm_rank && make -C svm_rank
+      python benchmarks/bench_ltr.py --svm-rank svm_rank
+  Without the option its rows are not measured.
+
+Usage (from the repository root): python benchmarks/bench_ltr.py [--folds 1 2 3 4 5]
+[--datasets mq2008 lightgbm_rank] [--svm-rank DIR]
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np
+
+from _common import machine_line, print_table, shared_file_or_exit
+
+from svmrank import RankSVM
+from svmrank.io import dump_svmlight, load_svmlight
+from svmrank.metrics import ranking_metrics
+
+METRICS = ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map")
+SVMRANK_C = (0.01, 0.1, 1.0, 10.0, 100.0)
+LINEARSVC_C = (0.001, 0.01, 0.1, 1.0)
+
+
+def load_parts(paths, n_features):
+    parts = [load_svmlight(p, n_features=n_features) for p in paths]
+    import scipy.sparse as sp
+    X = sp.vstack([p[0] for p in parts]).tocsr()
+    y = np.concatenate([p[1] for p in parts])
+    # (S files hold disjoint queries; offsets keep ids unique anyway)
+    qid = np.concatenate([p[2] + 10**7 * i for i, p in enumerate(parts)])
+    return X, y, qid
+
+
+def mq2008_folds(folds):
+    for k in folds:
+        s = [shared_file_or_exit("mq2008", f"S{(k - 1 + i) % 5 + 1}.txt") for i in range(5)]
+        yield (f"MQ2008 Fold{k}", load_parts(s[:3], 46), load_parts(s[3:4], 46),
+               load_parts(s[4:5], 46), True)
+
+
+def lightgbm_rank():
+    train = load_svmlight(shared_file_or_exit("lightgbm_rank", "rank.train.qid.svm"), n_features=300)
+    test = load_svmlight(shared_file_or_exit("lightgbm_rank", "rank.test.qid.svm"), n_features=300)
+    X, y, qid = train
+    held = np.isin(qid, np.unique(qid)[-40:])
+    return ("lightgbm_rank", (X[~held], y[~held], qid[~held]), (X[held], y[held], qid[held]),
+            test, train)
+
+
+def measures(y, scores, qid):
+    out = ranking_metrics(y, scores, qid, metrics=METRICS)
+    out["ndcg@10 (0)"] = ranking_metrics(y, scores, qid, metrics=["ndcg@10"], no_relevant=0)["ndcg@10"]
+    return out
+
+
+def pairwise_differences(X, y, qid):
+    """x_i - x_j for the pairs of one query with y_i != y_j, labelled by the sign of
+    y_i - y_j, every other one flipped."""
+    X = X.toarray()
+    rows, signs = [], []
+    for q in np.unique(qid):
+        idx = np.flatnonzero(qid == q)
+        i, j = np.triu_indices(len(idx), 1)
+        i, j = idx[i], idx[j]
+        keep = y[i] != y[j]
+        i, j = i[keep], j[keep]
+        rows.append(X[i] - X[j])
+        signs.append(np.sign(y[i] - y[j]))
+    D, s = np.vstack(rows), np.concatenate(signs)
+    flip = np.arange(len(s)) % 2 == 1
+    D[flip], s[flip] = -D[flip], -s[flip]
+    return D, s
+
+
+class PairwiseLinearSVC:
+    def __init__(self, C):
+        self.C = C
+
+    def fit(self, X, y, qid):
+        from sklearn.svm import LinearSVC
+        D, s = pairwise_differences(X, y, qid)
+        self.model = LinearSVC(C=self.C, fit_intercept=False, max_iter=100000, random_state=0).fit(D, s)
+        return self
+
+    def decision_function(self, X):
+        return np.asarray(X @ self.model.coef_.ravel()).ravel()
+
+
+class LightGBMRanker:
+    def fit(self, X, y, qid):
+        import lightgbm
+        order = np.argsort(qid, kind="stable")
+        _, sizes = np.unique(qid[order], return_counts=True)
+        # (np.unique sorts ids; rows are grouped in that order)
+        self.model = lightgbm.LGBMRanker(n_jobs=1, random_state=0, verbose=-1).fit(
+            X[order], y[order], group=sizes)
+        return self
+
+    def decision_function(self, X):
+        return self.model.predict(X)
+
+
+class SVMRankBinary:
+    """SVM-rank V1.00 run as a program (``--svm-rank DIR``)."""
+
+    def __init__(self, folder, C):
+        self.folder, self.C = Path(folder), C
+
+    def fit(self, X, y, qid):
+        self.tmp = tempfile.mkdtemp()
+        train, self.model_file = Path(self.tmp) / "train.dat", Path(self.tmp) / "model"
+        order = np.argsort(qid, kind="stable")
+        dump_svmlight(train, X[order], y[order], qid=qid[order])
+        subprocess.run([str(self.folder / "svm_rank_learn"), "-c", str(self.C), str(train),
+                        str(self.model_file)], check=True, stdout=subprocess.DEVNULL)
+        return self
+
+    def decision_function(self, X):
+        test, pred = Path(self.tmp) / "test.dat", Path(self.tmp) / "pred"
+        dump_svmlight(test, X, np.zeros(X.shape[0]), qid=np.ones(X.shape[0]))
+        subprocess.run([str(self.folder / "svm_rank_classify"), str(test), str(self.model_file),
+                        str(pred)], check=True, stdout=subprocess.DEVNULL)
+        return np.loadtxt(pred)
+
+
+class BinaryRelevance:
+    """An estimator fitted on binary relevance y > 0 (RankSVM(loss="ndcg") trains graded
+    NDCG on graded labels where this checkout has it)."""
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def fit(self, X, y, qid):
+        self.estimator.fit(X, (y > 0).astype(np.float64), qid=qid)
+        return self
+
+    def decision_function(self, X):
+        return self.estimator.decision_function(X)
+
+
+def svmrank_losses():
+    """(row name, factory of C) for each rank loss this checkout has."""
+    rows = [("svmrank AP", lambda C: RankSVM(loss="ap", C=C)),
+            ("svmrank NDCG (binary)", lambda C: BinaryRelevance(RankSVM(loss="ndcg", C=C)))]
+    probe = (np.array([[1.0], [0.0], [0.5]]), np.array([2.0, 0.0, 1.0]))
+    for name, make in (("svmrank pairs", lambda C: RankSVM(loss="pairs", C=C)),
+                       ("svmrank NDCG (graded)", lambda C: RankSVM(loss="ndcg", gains="exp", C=C))):
+        try:
+            make(1.0).fit(*probe)
+        except (TypeError, ValueError) as exc:
+            print(f"SKIP {name}: not in this checkout ({str(exc).splitlines()[0]})")
+            continue
+        rows.append((name, make))
+    return rows
+
+
+def select_and_test(make, grid, train, vali, test, refit):
+    """C by validation NDCG@10, then the test measures of the model fitted with it
+    (on ``refit``, default the training part)."""
+    best = None
+    for C in grid:
+        model = make(C).fit(*train)
+        value = ranking_metrics(vali[1], model.decision_function(vali[0]), vali[2],
+                                metrics=["ndcg@10"])["ndcg@10"]
+        if best is None or value > best[0]:
+            best = (value, C)
+    t0 = time.perf_counter()
+    model = make(best[1]).fit(*(refit if refit is not None else train))
+    seconds = time.perf_counter() - t0
+    return best[1], seconds, measures(test[1], model.decision_function(test[0]), test[2])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--folds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
+    parser.add_argument("--datasets", nargs="+", default=["mq2008", "lightgbm_rank"])
+    parser.add_argument("--svm-rank", metavar="DIR", help="folder of svm_rank_learn and "
+                        "svm_rank_classify (SVM-rank V1.00) to run as a peer")
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore")  # (convergence notes of the sweeps' fits)
+    models = [(name, make, SVMRANK_C) for name, make in svmrank_losses()]
+    models.append(("pairwise LinearSVC", PairwiseLinearSVC, LINEARSVC_C))
+    if args.svm_rank:
+        models.append(("SVM-rank V1.00", lambda C: SVMRankBinary(args.svm_rank, C), SVMRANK_C))
+    else:
+        print("SKIP SVM-rank V1.00: not measured (give --svm-rank DIR)")
+    try:
+        import lightgbm  # noqa: F401
+        lgb = True
+    except ImportError as exc:
+        lgb = False
+        print(f"SKIP LightGBM lambdarank: {exc} (pip install lightgbm)")
+    splits = []
+    if "mq2008" in args.datasets:
+        splits += [(name, tr, va, te, None) for name, tr, va, te, _ in mq2008_folds(args.folds)]
+    if "lightgbm_rank" in args.datasets:
+        splits.append(lightgbm_rank())
+    print(machine_line())
+    results = {}  # (dataset, model) -> list of measure dicts
+    for split, train, vali, test, refit in splits:
+        dataset = split.split()[0]
+        for name, make, grid in models:
+            C, seconds, out = select_and_test(make, grid, train, vali, test, refit)
+            results.setdefault((dataset, name), []).append(out)
+            print(f"{split:18s} {name:24s} C={C:<6g} fit {seconds:6.2f}s  " +
+                  "  ".join(f"{k}={v:.4f}" for k, v in out.items()), flush=True)
+        if lgb:
+            model = LightGBMRanker().fit(*(refit if refit is not None else train))
+            out = measures(test[1], model.decision_function(test[0]), test[2])
+            results.setdefault((dataset, "LightGBM lambdarank"), []).append(out)
+            print(f"{split:18s} {'LightGBM lambdarank':24s} " +
+                  "  ".join(f"{k}={v:.4f}" for k, v in out.items()), flush=True)
+    header = ["data", "model"] + [m.upper().replace("NDCG@10 (0)", "NDCG@10 (0)") for m in
+                                  METRICS + ("ndcg@10 (0)",)]
+    rows = [[dataset + (f" ({len(v)} folds, mean)" if len(v) > 1 else ""), name] +
+            [float(np.mean([o[m] for o in v])) for m in METRICS + ("ndcg@10 (0)",)]
+            for (dataset, name), v in results.items()]
+    print()
+    print_table(header, rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
