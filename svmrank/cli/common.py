@@ -194,14 +194,14 @@ def example_place(path, k):
     """'line N' of the k-th example (0-based) of an SVMlight file, for a message about
     it once the file is parsed (read again: only on that error path), or 'example k+1'
     when the file cannot be read again (a pipe)."""
-    from ..io.svmlight import example_lines
+    from ..io.svmlight import example_lines, open_data
     try:
         if os.path.isfile(path):
-            with open(path, "rb") as fh:
+            with open_data(path) as (fh, _):  # (decompressed, as it was read)
                 lines = example_lines(fh.read())
             if k < len(lines):
                 return f"line {lines[k]}"
-    except OSError:
+    except (OSError, EOFError):
         pass
     return f"example {k + 1}"
 
