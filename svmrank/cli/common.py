@@ -1,6 +1,7 @@
 """What every console script shares: SVM-struct style option parsing, one-line errors
 and exit codes."""
 import argparse
+import contextvars
 import os
 import re
 import sys
@@ -10,6 +11,7 @@ import numpy as np
 
 from ..exceptions import InputFormatError
 from ..learners.qp import QPError
+from ..parallel import set_threads
 
 
 class CLIError(Exception):
@@ -165,6 +167,23 @@ def write_plot(path, function, *args, **kwargs):
         figure.savefig(fh, format=suffix)
 
 
+# True inside run(): a command's own context, where --threads may set the thread count
+# (parsing elsewhere, as the tests do, changes nothing)
+_IN_COMMAND = contextvars.ContextVar("svmrank_cli_command", default=False)
+
+
+class ThreadsAction(argparse.Action):
+    """argparse action of ``--threads N``: N >= 1, set as the thread count of the
+    per-query work when parsed inside :func:`run`."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        if value < 1:
+            raise CLIError(f"--threads: expected an integer >= 1, got {value}")
+        if _IN_COMMAND.get():
+            set_threads(value)
+        setattr(namespace, self.dest, value)
+
+
 def _is_number(token):
     return bool(_FLOAT.fullmatch(token.strip()))
 
@@ -173,14 +192,14 @@ def example_place(path, k):
     """'line N' of the k-th example (0-based) of an SVMlight file, for a message about
     it once the file is parsed (read again: only on that error path), or 'example k+1'
     when the file cannot be read again (a pipe)."""
-    from ..io.svmlight import example_lines
+    from ..io.svmlight import example_lines, open_data
     try:
         if os.path.isfile(path):
-            with open(path, "rb") as fh:
+            with open_data(path) as (fh, _):  # (decompressed, as it was read)
                 lines = example_lines(fh.read())
             if k < len(lines):
                 return f"line {lines[k]}"
-    except OSError:
+    except (OSError, EOFError):
         pass
     return f"example {k + 1}"
 
@@ -250,6 +269,12 @@ class _ReaderGone:
         return getattr(self._stream, name)
 
 
+def _all_cores_then(main, argv):
+    _IN_COMMAND.set(True)
+    set_threads(None)
+    return main(argv)
+
+
 def run(main, argv=None, prog=None):
     """Run ``main(argv)`` and turn errors into one line on stderr and an exit status:
     2 for usage errors, 1 for bad input files and other failures. A closed stdout
@@ -270,7 +295,8 @@ def run(main, argv=None, prog=None):
     try:
         with warnings.catch_warnings(), plain_lines():
             warnings.showwarning = one_line
-            return main(argv) or 0
+            # (--threads sets the thread count in this command's own context)
+            return contextvars.copy_context().run(_all_cores_then, main, argv) or 0
     except CLIError as exc:
         print(f"{prog}: error: {exc} (see -? for help)", file=sys.stderr)
         return 2

@@ -26,7 +26,7 @@ import argparse
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from .common import CLIError, StructArgumentParser, nonempty, positive_float
+from .common import CLIError, StructArgumentParser, ThreadsAction, nonempty, positive_float
 
 USED, UNUSED, REFUSED = "used", "unused", "refused"
 
@@ -59,6 +59,8 @@ class Option:
         ``check(value)`` returns an error message, or None when the value is fine.
     scale : str
         How the value maps to svmrank's estimator, for the docs.
+    action : argparse.Action subclass, optional
+        A custom action for the value (``--threads``).
     """
 
     flag: str
@@ -74,6 +76,7 @@ class Option:
     refuse: str = "{flag} {value} is not supported"
     check: Optional[Callable] = None
     scale: str = ""
+    action: Optional[type] = None
 
     def add_to(self, parser):
         """Add this option to an argparse parser."""
@@ -85,6 +88,8 @@ class Option:
             kwargs["action"] = "store_true"
         else:
             kwargs.update(type=self.type, metavar=self.metavar, choices=self.choices)
+            if self.action is not None:
+                kwargs["action"] = self.action
             if self.status == REFUSED:
                 kwargs["default"] = None
         parser.add_argument(self.flag, **kwargs)
@@ -172,8 +177,12 @@ class Dialect:
         return "\n".join(rows)
 
 
-# options every dialect takes (svmrank's own, e.g. a thread count); empty for now
-SHARED_OPTIONS = []
+# options every dialect takes (svmrank's own)
+SHARED_OPTIONS = [
+    Option("--threads", USED, type=int, action=ThreadsAction, metavar="N",
+           help="threads of the per-query work (default: all cores; the model does not "
+                "depend on it). Not -j: SVM-light's cost factor"),
+]
 
 
 def _at_least(flag, low, what):

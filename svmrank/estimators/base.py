@@ -15,6 +15,7 @@ from .._validation import (check_int, check_matrix, check_positive, check_vector
                            qid_from_group, query_segments)
 from ..learners.cutting_plane import cutting_plane
 from ..metrics import mean_over_ranked_queries, warn_without_queries
+from ..parallel import threads
 from ..progress import Monitor
 
 # Metadata with one entry per sample: requested by default under scikit-learn's metadata
@@ -164,6 +165,11 @@ class CuttingPlaneEstimator(SvmrankEstimator):
             self._monitor.close()
             del self._monitor
 
+    def _threads(self):
+        """Context: the kernels run on ``n_jobs`` threads (estimators that have it)."""
+        n_jobs = getattr(self, "n_jobs", "unset")
+        return contextlib.nullcontext() if n_jobs == "unset" else threads(n_jobs)
+
     def _solve(self, problem, **learner_options):
         """The learner's result on ``problem`` at the estimator's C, ε and iteration cap,
         reporting to the fit's monitor (or to one of its own, which shows the
@@ -176,8 +182,9 @@ class CuttingPlaneEstimator(SvmrankEstimator):
                               else check_verbose(self.verbose))
         options = {"verbose": 0, **learner_options}
         try:
-            return cutting_plane(problem, float(self.C), float(self.epsilon),
-                                 max_iter=int(self.max_iter), monitor=monitor, **options)
+            with self._threads():
+                return cutting_plane(problem, float(self.C), float(self.epsilon),
+                                     max_iter=int(self.max_iter), monitor=monitor, **options)
         finally:
             if own:
                 monitor.close()

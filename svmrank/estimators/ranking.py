@@ -61,6 +61,10 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         loss="ndcg": NDCG@k (None: every place). Graded labels must be non-negative
         integers; a query too large for the exact inference is refused.
 
+    n_jobs : int or None, default None
+        Threads of the per-query inference (None or -1: every core; see
+        :func:`svmrank.parallel.effective_n_jobs`). The result does not depend on it.
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -84,13 +88,14 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
     """
 
     def __init__(self, loss="ap", C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0,
-                 approx=None, pair_loss="fraction", gains="exp", k=None):
+                 approx=None, pair_loss="fraction", gains="exp", k=None, n_jobs=None):
         self.loss = loss
         self.C = C
         self.epsilon = epsilon
         self.max_iter = max_iter
         self.lai = lai
         self.verbose = verbose
+        self.n_jobs = n_jobs
         self.approx = approx
         self.pair_loss = pair_loss
         self.gains = gains
@@ -238,9 +243,9 @@ class APSVM(RankSVM):
     """
 
     def __init__(self, C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0,
-                 approx=None):
+                 approx=None, n_jobs=None):
         super().__init__(loss="ap", C=C, epsilon=epsilon, max_iter=max_iter, lai=lai,
-                         verbose=verbose, approx=approx)
+                         verbose=verbose, approx=approx, n_jobs=n_jobs)
 
 
 class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlaneEstimator):
