@@ -48,6 +48,9 @@ class CuttingPlaneResult:
         False when ``max_iter`` stopped the run (a ConvergenceWarning is issued).
     history : list of dict
         One entry per iteration: iteration, constraints, violation, objective, time.
+    planes : WorkingSetPlanes or None
+        The cutting planes in the working set at the end and their dual variables,
+        which ``cutting_plane(..., warm_start=result)`` starts from.
     """
 
     w: np.ndarray
@@ -59,6 +62,30 @@ class CuttingPlaneResult:
     duality_gap: float
     converged: bool
     history: list = field(default_factory=list)
+    planes: "WorkingSetPlanes" = None
+
+
+@dataclass
+class WorkingSetPlanes:
+    """Cutting planes w·g_k ≥ Δ_k − ξ of a working set, with their dual variables.
+
+    A plane holds for every C (it does not depend on C), so the planes of a run at one C
+    are a valid working set at another; the dual variables (rescaled under a smaller
+    cap) are a feasible start for its QP.
+
+    Attributes
+    ----------
+    vectors : CSR matrix of shape (n_planes, n_features)
+        The g_k.
+    losses : ndarray of shape (n_planes,)
+        The Δ_k.
+    z : ndarray of shape (n_planes,)
+        Their dual variables at the end of the run.
+    """
+
+    vectors: sp.csr_matrix
+    losses: np.ndarray
+    z: np.ndarray
 
 
 class _WorkingSet:
@@ -170,6 +197,14 @@ class _WorkingSet:
     def n_planes(self):
         return int(self.capped.sum())
 
+    def planes(self):
+        """The cutting planes (hard rows left out) as :class:`WorkingSetPlanes`."""
+        keep = self.capped
+        cut = sp.csr_matrix(self.vectors[keep])
+        vectors = sp.csr_matrix((cut.data, self.cols[cut.indices], cut.indptr),
+                                shape=(int(keep.sum()), self.n_features))
+        return WorkingSetPlanes(vectors, self.b[keep].copy(), self.z[keep].copy())
+
 
 def _check_hard_constraints(hard_constraints, n_features):
     """The hard constraints A w ≥ b as (CSR A, b), or (None, None)."""
@@ -200,7 +235,8 @@ def _check_nonpositive(nonpositive, n_features):
 
 
 def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive=None,
-                  hard_constraints=None, verbose=0, out=None, max_idle=50, line_search="auto"):
+                  hard_constraints=None, verbose=0, out=None, max_idle=50, line_search="auto",
+                  warm_start=None):
     """Train a structural SVM by the 1-slack cutting-plane algorithm.
 
     Parameters
@@ -240,6 +276,10 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
         a point on the segment costs one inference on s_b + t (s_c − s_b); without it,
         one ``most_violated`` call. With hard constraints the search starts from the
         first feasible QP solution. "auto" and True use it, False runs Joachims' Alg. 4.
+    warm_start : CuttingPlaneResult, optional
+        A run on the same problem (at any C): start from its w (unless ``w0`` is given)
+        and its working set's planes and dual variables, e.g. along an increasing path of
+        C. Without it the run is exactly the cold one.
 
     Returns
     -------
@@ -259,11 +299,15 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
     if line_search not in ("auto", True, False):
         raise ValueError(f"line_search must be 'auto', True or False; got {line_search!r}")
     has_scores = all(hasattr(problem, a) for a in ("scores", "violation_at_scores", "joint_feature"))
+    if warm_start is not None and w0 is None:
+        w0 = warm_start.w
     w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
     if nonpositive is not None:
         w[nonpositive] = np.minimum(w[nonpositive], 0.0)  # a feasible start
     run = _Run(problem, C, A_hard, b_hard, verbose, sys.stdout if out is None else out,
                max_idle, nonpositive)
+    if warm_start is not None and warm_start.planes is not None:
+        run.restore(warm_start.planes, d)
     if line_search:
         # in weight space every point searched costs a full oracle call: search less
         converged = run.optimized(w, epsilon, max_iter, problem, n_secant=2) if has_scores \
@@ -280,7 +324,7 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
     return CuttingPlaneResult(w=run.w, xi=run.xi, n_iter=len(run.history),
                               n_constraints=run.ws.n_planes, primal_objective=run.primal,
                               dual_objective=run.dual, duality_gap=run.primal - run.dual,
-                              converged=converged, history=run.history)
+                              converged=converged, history=run.history, planes=run.ws.planes())
 
 
 class _Run:
@@ -293,6 +337,21 @@ class _Run:
         self.ws = _WorkingSet(int(problem.n_features), nonpositive)
         self.history, self.start = [], time.perf_counter()
         self.w, self.xi, self.primal, self.dual = None, 0.0, np.inf, 0.0
+
+    def restore(self, planes, n_features):
+        """Start from another run's planes and dual variables (scaled under the cap C);
+        D(z) is then already a lower bound on the optimum."""
+        if planes.vectors.shape != (planes.losses.size, n_features):
+            raise ValueError(f"warm_start: its planes have {planes.vectors.shape[1]} features; "
+                             f"the problem has {n_features}")
+        if not planes.losses.size:
+            return
+        self.ws.add(planes.vectors.tocsr(), planes.losses, True, np.full(planes.losses.size, -1))
+        z = np.maximum(planes.z, 0.0)
+        if z.sum() > self.C:
+            z *= self.C / z.sum()
+        self.ws.z = z
+        self.dual = self.ws.w_and_dual()[1]
 
     def log(self, violation):
         if not (np.isfinite(self.primal) and np.isfinite(violation)):
