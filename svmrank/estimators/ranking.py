@@ -10,7 +10,7 @@ from ..problems.appx import APPX_BIAS, APPXProblem, check_appx_data
 from ..problems.binary import BinaryProblem
 from ..problems.ranking import RankingProblem
 from .base import (BinaryLabelsMixin, CuttingPlaneEstimator, LinearScorerMixin,
-                   refuse_sample_weight)
+                   check_partitioned_fit, is_partitioned, refuse_sample_weight)
 
 _SCORERS = {"ap": average_precision, "ndcg": ndcg, "roc": roc_auc}
 
@@ -67,10 +67,13 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         self.verbose = verbose
         self.approx = approx
 
-    def fit(self, X, y, qid=None):
+    def fit(self, X, y=None, qid=None):
         """Fit on X (dense or CSR), labels y (relevant: > 0, or the second of two
-        non-numeric classes) and optional queries."""
+        non-numeric classes) and optional queries; or on X from
+        ``svmrank.dask.read_svmlight`` (y and qid None), trained on its Dask cluster."""
         self._check_common()
+        if is_partitioned(X):
+            return self._fit_partitioned(X, y, qid)
         X = self._validate_X(X, reset=True)
         y = self._fit_labels(y, X.shape[0])
         if getattr(self, "approx", None) is not None:
@@ -82,6 +85,20 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         self.intercept_ = 0.0
         self.n_queries_skipped_ = problem.n_skipped
         if hasattr(self, "n_easy_"):  # (from an earlier fit with approx)
+            del self.n_easy_
+        return self
+
+    def _fit_partitioned(self, X, y, qid):
+        if getattr(self, "approx", None) is not None:
+            raise ValueError("approx: not supported on partitioned (Dask) data")
+        check_partitioned_fit(self, X, y, qid)
+        problem = X.problem("ranking", loss=self.loss, lai=self.lai)
+        result = self._run(problem)
+        self.loss_ = get_loss(self.loss)
+        self.coef_ = result.w
+        self.intercept_ = 0.0
+        self.n_queries_skipped_ = problem.n_skipped
+        if hasattr(self, "n_easy_"):
             del self.n_easy_
         return self
 
@@ -164,11 +181,19 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
         self.max_iter = max_iter
         self.verbose = verbose
 
-    def fit(self, X, y, qid=None):
+    def fit(self, X, y=None, qid=None):
         """Fit on X and labels y (relevant: > 0, or the second of two non-numeric
-        classes); ``qid`` is accepted and ignored."""
+        classes); ``qid`` is accepted and ignored. X may come from
+        ``svmrank.dask.read_svmlight`` (y and qid None): trained on its Dask cluster."""
         self._check_common()
         bias = check_positive(self.bias, "bias", allow_zero=True)
+        if is_partitioned(X):
+            check_partitioned_fit(self, X, y, None)
+            result = self._run(X.problem("binary", bias=bias))
+            d = X.n_features
+            self.coef_ = result.w[:d]
+            self.intercept_ = float(result.w[d] * bias) if bias else 0.0
+            return self
         X = self._validate_X(X, reset=True)
         y = check_vector(self._fit_labels(y, X.shape[0]), "y", n=X.shape[0])
         if not is_ranked(y > 0):
