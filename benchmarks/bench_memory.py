@@ -7,13 +7,14 @@ adds over an idle process with its imports, divided by the size of the input: th
 file's bytes and the CSR size of X (data + indices + indptr bytes). A fit's peak
 includes reading its data (the "read" column is that part alone).
 
-Operations: ``load_svmlight`` of w8a.train and MQ2008 Fold1 train; APSVM(C=1e5) on
+Operations: ``load_svmlight`` of w8a.train and MQ2008 Fold1 train, and the same files
+through ``iter_svmlight`` in 1 MiB chunks (the CSR column: all chunks together); APSVM(C=1e5) on
 w8a.train, RankSVM(loss="ndcg") on MQ2008 Fold1 train with its qid, TopKSVM(k=5) on
 letter, LatentAPSVM on musk1, HOAPSVM on cora (class 0 one-vs-rest, the whole citation
 graph); and svm_ap_classify's path on w8a.test (read the model of the APSVM fit,
 ``from_model``, ``decision_function``).
 
-Usage: python benchmarks/bench_memory.py [--quick]   (--quick: the two reads only)
+Usage: python benchmarks/bench_memory.py [--quick]   (--quick: the reads only)
 """
 import argparse
 import json
@@ -37,7 +38,7 @@ from svmrank.estimators.topk import TopKSVM  # noqa: E402
 from svmrank.graph import edges_from_file  # noqa: E402
 from svmrank.io.estimator_model import from_model, to_model  # noqa: E402
 from svmrank.io.model_file import read_model, write_model  # noqa: E402
-from svmrank.io.svmlight import load_svmlight  # noqa: E402
+from svmrank.io.svmlight import iter_svmlight, load_svmlight  # noqa: E402
 
 W8A = ("w8a", "w8a.train")
 MQ2008 = ("mq2008", "Fold1", "train.txt")
@@ -45,6 +46,8 @@ MQ2008 = ("mq2008", "Fold1", "train.txt")
 MEASUREMENTS = {
     "read-w8a": ("read (load_svmlight)", "w8a.train", W8A),
     "read-mq2008": ("read (load_svmlight)", "MQ2008 Fold1 train", MQ2008),
+    "read-chunked-w8a": ("read chunked (iter_svmlight, 1 MiB)", "w8a.train", W8A),
+    "read-chunked-mq2008": ("read chunked (iter_svmlight, 1 MiB)", "MQ2008 Fold1 train", MQ2008),
     "fit-apsvm": ("fit APSVM(C=1e5)", "w8a.train", W8A),
     "fit-ranksvm": ('fit RankSVM(loss="ndcg"), qid', "MQ2008 Fold1 train", MQ2008),
     "fit-topk": ("fit TopKSVM(k=5)", "letter", ("letter", "letter.scale.svm")),
@@ -52,7 +55,8 @@ MEASUREMENTS = {
     "fit-hoap": ("fit HOAPSVM (class 0)", "cora (+ edges)", ("cora", "cora.nodes.svm")),
     "classify": ("classify (model, from_model, decision_function)", "w8a.test", ("w8a", "w8a.test")),
 }
-QUICK = ["read-w8a", "read-mq2008"]
+QUICK = ["read-w8a", "read-mq2008", "read-chunked-w8a", "read-chunked-mq2008"]
+CHUNK = 1 << 20
 
 
 def max_rss_bytes():
@@ -77,6 +81,13 @@ def run_operation(name, path, model_path, marks):
         marks["read"] = max_rss_bytes()
         LatentAPSVM(random_state=0).fit(X, y, bags=bags)
         return X
+    if name.startswith("read-chunked"):
+        total = 0  # (the CSR bytes of all chunks, returned in place of X)
+        for X, _, _, _ in iter_svmlight(path, chunk_bytes=CHUNK):
+            total += csr_bytes(X)
+            del X
+        marks["read"] = max_rss_bytes()
+        return total
     if name == "fit-hoap":
         X, labels, _ = load_svmlight(path, n_features=1433)
         edges = edges_from_file(path.with_name("cora.edges.txt"), n_samples=X.shape[0])
@@ -106,7 +117,8 @@ def child(name, model_path):
     peak = marks.get("peak", max_rss_bytes())
     import svmrank
     print(json.dumps(dict(base=base, read=marks["read"] - base, peak=peak - base,
-                          file=os.path.getsize(path), csr=csr_bytes(X), seconds=seconds,
+                          file=os.path.getsize(path),
+                          csr=X if isinstance(X, int) else csr_bytes(X), seconds=seconds,
                           svmrank=svmrank.__file__)))
 
 

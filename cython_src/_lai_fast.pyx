@@ -21,6 +21,8 @@ from libc.stdint cimport PTRDIFF_MAX as PY_SSIZE_T_MAX
 
 import threading
 
+from cython.parallel cimport prange, threadid
+
 cdef extern from *:
     """
     #define svmrank_prefetch(p) __builtin_prefetch(p)
@@ -1042,6 +1044,103 @@ cdef double infer_one(Ctx* c, const double* scores, const unsigned char* rel,
     return loss_value
 
 
+cdef struct Work:
+    # one thread's work arrays (carved out of one block by carve)
+    Item* pos
+    Item* neg
+    Item* scratch
+    Py_ssize_t* opt
+    Py_ssize_t* count
+    double* dtab
+    unsigned char* bid
+    Buckets bk
+
+
+cdef void carve(char* mem, Py_ssize_t m, Py_ssize_t kb, Ctx* c, Work* w) noexcept nogil:
+    """Lay out one thread's work arrays in mem (work_bytes(m, kb) bytes); c.ubuf too."""
+    cdef double* ubuf
+    w.pos = <Item*> mem
+    w.neg = w.pos + m
+    w.scratch = w.neg + m
+    w.opt = <Py_ssize_t*> (w.scratch + m)
+    w.count = w.opt + m
+    w.dtab = <double*> (w.count + m)
+    ubuf = w.dtab + m
+    c.ubuf = ubuf
+    w.bk.keys = NULL
+    w.bk.bkt = NULL
+    w.bk.brank = NULL
+    w.bk.mixed = NULL
+    w.bk.fill = w.bk.pj = w.bk.popt = w.bk.pa = w.bk.pb = w.bk.rk = NULL
+    w.bk.ps = NULL
+    if kb:  # keys share opt's memory (only the other methods use opt)
+        w.bk.keys = <unsigned short*> w.opt
+        w.bk.bkt = <Bucket*> (ubuf + m)
+        w.bk.fill = <Py_ssize_t*> (w.bk.bkt + kb)
+        w.bk.pj = w.bk.fill + kb
+        w.bk.popt = w.bk.pj + kb
+        w.bk.pa = w.bk.popt + kb
+        w.bk.pb = w.bk.pa + kb
+        w.bk.ps = <double*> (w.bk.pb + kb)
+        w.bk.mixed = <unsigned long long*> (w.bk.ps + kb)
+        w.bk.brank = <int*> (w.bk.mixed + kb)
+        w.bk.rk = <Py_ssize_t*> (<char*> (ubuf + m) + 10 * kb * sizeof(double))
+    w.bid = <unsigned char*> (<char*> (ubuf + m) + 10 * kb * sizeof(double)
+                              + (m * sizeof(Py_ssize_t) if kb else 0))
+
+
+cdef size_t work_bytes(Py_ssize_t m, Py_ssize_t kb) noexcept nogil:
+    """Bytes of one thread's work arrays, rounded up to a cache line (64 bytes)."""
+    cdef size_t need = 3 * m * sizeof(Item) + 4 * m * sizeof(double) + m
+    if kb:
+        need += 10 * kb * sizeof(double) + m * sizeof(Py_ssize_t)
+    return (need + 63) & ~(<size_t> 63)
+
+
+cdef inline void one_query(Ctx* c, Work* w, Py_ssize_t q, const Py_ssize_t* offsets,
+                           const Py_ssize_t* order_ptr, const double* scores,
+                           const unsigned char* rel, int method, double user_dmax,
+                           double* coef, Py_ssize_t* ranks, double* losses,
+                           double* objectives, double* shifts) noexcept nogil:
+    cdef Py_ssize_t size = offsets[q + 1] - offsets[q]
+    cdef const Py_ssize_t* rows = NULL
+    shifts[q] = 0.0
+    if size == 0:  # (order[offsets[q]] may lie past the end)
+        losses[q] = NAN
+        objectives[q] = NAN
+        return
+    if order_ptr != NULL:
+        rows = order_ptr + offsets[q]
+    losses[q] = infer_one(c, scores, rel, rows, offsets[q], size, method, user_dmax, coef,
+                          ranks, &objectives[q], w.pos, w.neg, w.opt, w.count, w.dtab,
+                          w.scratch, w.bid, &w.bk)
+    shifts[q] = c.shift
+
+
+cdef void run_queries(Ctx* ctxs, Work* works, int n_threads, Py_ssize_t n_queries,
+                      const Py_ssize_t* offsets, const Py_ssize_t* order_ptr,
+                      const double* scores, const unsigned char* rel, int method,
+                      double user_dmax, double* coef, Py_ssize_t* ranks, double* losses,
+                      double* objectives, double* shifts) noexcept nogil:
+    """Every query, on n_threads threads (each with its own Ctx and Work). A query's
+    result depends on its own rows only (its xorshift restarts from RNG_SEED), so the
+    outputs are the same for any number of threads."""
+    cdef Py_ssize_t q
+    cdef int t
+    if n_threads <= 1:
+        for q in range(n_queries):
+            one_query(&ctxs[0], &works[0], q, offsets, order_ptr, scores, rel, method,
+                      user_dmax, coef, ranks, losses, objectives, shifts)
+            if ctxs[0].error:
+                break
+        return
+    for q in prange(n_queries, schedule="dynamic", num_threads=n_threads):
+        t = threadid()
+        if ctxs[t].error == 0:
+            one_query(&ctxs[t], &works[t], q, offsets, order_ptr, scores, rel, method,
+                      user_dmax, coef, ranks, losses, objectives, shifts)
+
+
 cdef char* _ws_mem = NULL
 cdef size_t _ws_bytes = 0
 _ws_lock = threading.Lock()
@@ -1052,7 +1151,8 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
                 const Py_ssize_t[::1] order, const Py_ssize_t[::1] offsets,
                 int loss, int method, double[::1] coef, Py_ssize_t[::1] ranks,
                 double[::1] losses, double[::1] objectives, double[::1] shifts,
-                bint keep_ranks=True, user_steps=None, double user_dmax=0.0):
+                bint keep_ranks=True, user_steps=None, double user_dmax=0.0,
+                int n_threads=1):
     """Loss-augmented inference for every query.
 
     Query q is rows order[offsets[q]:offsets[q+1]], or rows offsets[q]..offsets[q+1]-1
@@ -1066,25 +1166,19 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
     For loss = LOSS_USER, ``user_steps(lo, hi, j, P, N)`` returns the float64 array of
     delta_j(i+1) - delta_j(i) for i in lo..hi-1, ``user_dmax`` bounds their size, and
     the returned losses are 0 (objectives hold F only): the caller adds the loss.
+    ``n_threads`` > 1 spreads the queries over that many OpenMP threads (a user loss
+    runs on one: its steps are Python calls); the results do not depend on it.
     Inputs are assumed valid (checked in svmrank.inference).
     """
     global _ws_mem, _ws_bytes
-    cdef Py_ssize_t q, n_queries = offsets.shape[0] - 1, largest = 0, size, m, kb
-    cdef size_t need
+    cdef Py_ssize_t q, n_queries = offsets.shape[0] - 1, largest = 0, m, kb
+    cdef size_t need, one
     cdef char* mem
     cdef bint cached
-    cdef Ctx c
-    cdef Item* pos
-    cdef Item* neg
-    cdef Item* scratch
-    cdef Py_ssize_t* opt
-    cdef Py_ssize_t* count
-    cdef double* dtab
-    cdef double* ubuf
-    cdef unsigned char* bid
-    cdef Buckets bk
+    cdef Ctx* ctxs = NULL
+    cdef Work* works = NULL
+    cdef int t, n_used, error = 0
     cdef list errors = []
-    cdef const Py_ssize_t* rows
     cdef const Py_ssize_t* order_ptr = NULL
     if loss == LOSS_USER and user_steps is None:
         raise ValueError("loss: a user loss needs its step provider")
@@ -1094,9 +1188,9 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
     # bucket tables of the qs split (qs_buckets), for queries large enough to use them
     kb = (bucket_count(largest) + 2 if method == METHOD_QS and BUCKET_MIN_N <= largest < BUCKET_MAX_N
           else 0)
-    need = 3 * m * sizeof(Item) + 4 * m * sizeof(double) + m
-    if kb:
-        need += 10 * kb * sizeof(double) + m * sizeof(Py_ssize_t)
+    n_used = 1 if loss == LOSS_USER else <int> max(1, min(n_threads, n_queries))
+    one = work_bytes(m, kb)
+    need = one * n_used
     # One block for all work arrays, kept between calls (up to WORKSPACE_CAP bytes):
     # fresh pages cost a page fault each, which dominated calls on 1e5 samples.
     cached = _ws_lock.acquire(False)
@@ -1105,64 +1199,42 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
         _ws_mem = <char*> malloc(need)
         _ws_bytes = need if _ws_mem != NULL else 0
     mem = _ws_mem if cached else <char*> malloc(need)
-    if mem == NULL:
+    ctxs = <Ctx*> malloc(n_used * sizeof(Ctx))
+    works = <Work*> malloc(n_used * sizeof(Work))
+    if mem == NULL or ctxs == NULL or works == NULL:
         if cached:
             _ws_lock.release()
+        elif mem != NULL:
+            free(mem)
+        free(ctxs)
+        free(works)
         raise MemoryError()
     try:
-        pos = <Item*> mem
-        neg = pos + m
-        scratch = neg + m
-        opt = <Py_ssize_t*> (scratch + m)
-        count = opt + m
-        dtab = <double*> (count + m)
-        ubuf = dtab + m
-        bk.keys = NULL
-        bk.bkt = NULL
-        bk.brank = NULL
-        bk.mixed = NULL
-        bk.fill = bk.pj = bk.popt = bk.pa = bk.pb = bk.rk = NULL
-        bk.ps = NULL
-        if kb:  # keys share opt's memory (only the other methods use opt)
-            bk.keys = <unsigned short*> opt
-            bk.bkt = <Bucket*> (ubuf + m)
-            bk.fill = <Py_ssize_t*> (bk.bkt + kb)
-            bk.pj = bk.fill + kb
-            bk.popt = bk.pj + kb
-            bk.pa = bk.popt + kb
-            bk.pb = bk.pa + kb
-            bk.ps = <double*> (bk.pb + kb)
-            bk.mixed = <unsigned long long*> (bk.ps + kb)
-            bk.brank = <int*> (bk.mixed + kb)
-            bk.rk = <Py_ssize_t*> (<char*> (ubuf + m) + 10 * kb * sizeof(double))
-        bid = <unsigned char*> (<char*> (ubuf + m) + 10 * kb * sizeof(double)
-                                + (m * sizeof(Py_ssize_t) if kb else 0))
-        c.loss = loss
-        c.ubuf = ubuf
-        c.user = <void*> user_steps
-        c.errors = <void*> errors
-        c.error = 0
-        c.keep_ranks = keep_ranks
         if order is not None and order.shape[0]:
             order_ptr = &order[0]
+        for t in range(n_used):
+            ctxs[t].loss = loss
+            ctxs[t].user = <void*> user_steps
+            ctxs[t].errors = <void*> errors
+            ctxs[t].error = 0
+            ctxs[t].keep_ranks = keep_ranks
+            ctxs[t].shift = 0.0
+            carve(mem + t * one, m, kb, &ctxs[t], &works[t])
         with nogil:
-            for q in range(n_queries):
-                size = offsets[q + 1] - offsets[q]
-                shifts[q] = 0.0
-                if size == 0:  # (order[offsets[q]] may lie past the end)
-                    losses[q] = NAN
-                    objectives[q] = NAN
-                    continue
-                rows = NULL
-                if order_ptr != NULL:
-                    rows = order_ptr + offsets[q]
-                losses[q] = infer_one(&c, &scores[0], &relevant[0], rows, offsets[q], size,
-                                      method, user_dmax, &coef[0], &ranks[0], &objectives[q],
-                                      pos, neg, opt, count, dtab, scratch, bid, &bk)
-                shifts[q] = c.shift
-                if c.error:
-                    break
+            run_queries(ctxs, works, n_used, n_queries, &offsets[0], order_ptr,
+                        &scores[0] if scores.shape[0] else NULL,
+                        &relevant[0] if relevant.shape[0] else NULL, method, user_dmax,
+                        &coef[0] if coef.shape[0] else NULL,
+                        &ranks[0] if ranks.shape[0] else NULL,
+                        &losses[0] if n_queries else NULL,
+                        &objectives[0] if n_queries else NULL,
+                        &shifts[0] if n_queries else NULL)
+        for t in range(n_used):
+            if ctxs[t].error:
+                error = ctxs[t].error
     finally:
+        free(ctxs)
+        free(works)
         if cached:
             if _ws_bytes > WORKSPACE_CAP:
                 free(_ws_mem)
@@ -1171,8 +1243,8 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
             _ws_lock.release()
         else:
             free(mem)
-    if c.error == ERR_SPAN:
+    if error == ERR_SPAN:
         raise ValueError("scores: a query's scores span more than the largest double "
                          "(their differences overflow): scale them down")
-    if c.error:
+    if error:
         raise errors[0]

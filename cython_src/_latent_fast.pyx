@@ -5,11 +5,12 @@
 # their bag). Prediction (eq. 6) and the imputation / negative maximisation of latent
 # AP-SVM (Prop. 2, Prop. 3) all take a bag's highest scoring candidate; the latent SSVM
 # baseline also needs a bag's lowest scoring candidate. Ties go to the first row.
+from cython.parallel cimport prange
 
 
 def bag_argmax(const double[::1] scores, const Py_ssize_t[::1] offsets,
                const Py_ssize_t[::1] known, const unsigned char[::1] minimise,
-               Py_ssize_t[::1] out_idx, double[::1] out_val):
+               Py_ssize_t[::1] out_idx, double[::1] out_val, int n_threads=1):
     """Select one candidate per bag.
 
     Parameters
@@ -28,14 +29,18 @@ def bag_argmax(const double[::1] scores, const Py_ssize_t[::1] offsets,
         Selected row of each bag (written).
     out_val : float64 (n_bags,)
         Its score (written).
+    n_threads : int
+        OpenMP threads over the bags (each bag's choice is its own: the result does not
+        depend on it). Under 4096 bags, one.
     """
     cdef Py_ssize_t n_bags = offsets.shape[0] - 1
     cdef bint has_known = known.shape[0] > 0
     cdef bint has_min = minimise.shape[0] > 0
     cdef Py_ssize_t b, r, best
     cdef double v
+    cdef int n_used = n_threads if n_bags >= 4096 and n_threads > 1 else 1
     with nogil:
-        for b in range(n_bags):
+        for b in prange(n_bags, num_threads=n_used, schedule="static"):
             if has_known and known[b] >= 0:
                 best = known[b]
             else:

@@ -78,6 +78,7 @@ cdef struct Output:
     int64_t *qids
     int64_t *cstart
     int64_t *cend
+    int64_t *lstart             # byte offset of each example line's first character
     int64_t n_rows
     int64_t cap_rows
     int64_t max_index
@@ -219,6 +220,10 @@ cdef int grow_rows(Output *out) noexcept nogil:
     if tmp == NULL:
         return E_MEMORY
     out.cend = <int64_t *> tmp
+    tmp = realloc(out.lstart, cap * sizeof(int64_t))
+    if tmp == NULL:
+        return E_MEMORY
+    out.lstart = <int64_t *> tmp
     out.cap_rows = cap
     return OK
 
@@ -246,6 +251,7 @@ cdef int parse_buffer(const char *buf, int64_t n, int64_t n_features,
     """
     cdef const char *p = buf
     cdef const char *end = buf + n
+    cdef const char *line_start = buf
     cdef const char *q
     cdef const char *tok
     cdef char *stop
@@ -263,6 +269,7 @@ cdef int parse_buffer(const char *buf, int64_t n, int64_t n_features,
         if p[0] == c'\n':
             line += 1
             p += 1
+            line_start = p
             continue
         if p[0] == c'#':
             q = <const char *> memchr(p, c'\n', end - p)
@@ -291,6 +298,7 @@ cdef int parse_buffer(const char *buf, int64_t n, int64_t n_features,
         out.qids[row] = 0
         out.cstart[row] = 0
         out.cend[row] = 0
+        out.lstart[row] = line_start - buf
         p = stop
         prev = 0
         have_qid = False
@@ -412,6 +420,7 @@ cdef void free_output(Output *out) noexcept nogil:
     free(out.qids)
     free(out.cstart)
     free(out.cend)
+    free(out.lstart)
 
 
 cdef object to_numpy(void *src, int64_t count, object dtype):
@@ -439,7 +448,8 @@ def parse_svmlight(bytes buf, Py_ssize_t n_features=-1, bint ignore_extra=False)
     (code, line, offset, aux, arrays)
         ``code`` is 0 on success, then ``arrays`` is ``(data, indices, indptr, labels,
         qids, comment_start, comment_end, max_index, (no_qid_rows, first_no_qid_line,
-        first_qid_line))`` (the first lines 0 when there is none) and ``line`` is the number of
+        first_qid_line), line_start)`` (the first lines 0 when there is none; line_start
+        the byte offset in ``buf`` of each example line) and ``line`` is the number of
         the last line; otherwise ``arrays`` is None and ``line``/``offset``/``aux``
         locate the error.
     """
@@ -467,6 +477,7 @@ def parse_svmlight(bytes buf, Py_ssize_t n_features=-1, bint ignore_extra=False)
     out.qids = <int64_t *> malloc(rows0 * sizeof(int64_t))
     out.cstart = <int64_t *> malloc(rows0 * sizeof(int64_t))
     out.cend = <int64_t *> malloc(rows0 * sizeof(int64_t))
+    out.lstart = <int64_t *> malloc(rows0 * sizeof(int64_t))
     err.code = OK
     err.line = 0
     err.offset = 0
@@ -474,7 +485,7 @@ def parse_svmlight(bytes buf, Py_ssize_t n_features=-1, bint ignore_extra=False)
     try:
         if (out.data == NULL or out.indices == NULL or out.indptr == NULL
                 or out.labels == NULL or out.qids == NULL or out.cstart == NULL
-                or out.cend == NULL):
+                or out.cend == NULL or out.lstart == NULL):
             raise MemoryError("cannot allocate buffers for the SVMlight parser")
         out.indptr[0] = 0
         with nogil:
@@ -493,6 +504,7 @@ def parse_svmlight(bytes buf, Py_ssize_t n_features=-1, bint ignore_extra=False)
             to_numpy(out.cend, out.n_rows, np.int64),
             out.max_index,
             (out.no_qid_rows, out.first_no_qid_line, out.first_qid_line),
+            to_numpy(out.lstart, out.n_rows, np.int64),
         )
         return OK, err.line, 0, 0, arrays
     finally:

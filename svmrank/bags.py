@@ -27,6 +27,7 @@ import numpy as np
 from . import _latent_fast
 from ._validation import check_vector
 from .io.svmlight import load_svmlight_with_lines
+from .parallel import current_threads
 
 #: Comment word marking a bag's known candidate in an SVMlight file (``# known``).
 KNOWN_KEY = "known"
@@ -115,7 +116,8 @@ class Bags:
         values = np.empty(self.n_bags)
         known = _EMPTY_INTP if known is None else known
         minimise = _EMPTY_U8 if minimise is None else minimise.view(np.uint8)
-        _latent_fast.bag_argmax(scores, self.offsets, known, minimise, rows, values)
+        _latent_fast.bag_argmax(scores, self.offsets, known, minimise, rows, values,
+                                current_threads())
         return rows, values
 
     def take(self, bag_numbers):

@@ -55,6 +55,7 @@ import numpy as np
 from . import _lai_fast
 from ._validation import check_vector, query_segments
 from .losses import BUILTIN_LOSSES, get_loss
+from .parallel import current_threads
 
 LOSSES = {name: loss.code for name, loss in BUILTIN_LOSSES.items()}
 METHODS = {"qs": _lai_fast.METHOD_QS, "greedy": _lai_fast.METHOD_GREEDY,
@@ -201,7 +202,8 @@ def _run(scores, relevant, order, offsets, loss, method_code, keep_ranks=True):
         return coef, ranks, losses, objectives, shifts
     if loss.code is not None:
         _lai_fast.lai_queries(scores, rel8, order, offsets, loss.code, method_code,
-                              coef, ranks, losses, objectives, shifts, keep_ranks)
+                              coef, ranks, losses, objectives, shifts, keep_ranks,
+                              n_threads=current_threads())
         return coef, ranks, losses, objectives, shifts
     # a user loss: check C1-C3 for every problem size, then call back for its steps
     rows_all = np.arange(n) if order is None else order

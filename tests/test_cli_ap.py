@@ -266,20 +266,28 @@ def test_classify_reports_what_would_go_unseen(data, tmp_path, capsys):
     assert "--latent, but the model was not trained with --latent" in capsys.readouterr().err
 
 
-def test_compressed_files_are_named_as_such(data, tmp_path, capsys):
-    import gzip
-    train, _ = data
-    packed = tmp_path / "train.dat.gz"
-    packed.write_bytes(gzip.compress(train.read_bytes()))
-    assert ap_learn.main([str(packed), str(tmp_path / "m")]) == 1
-    assert capsys.readouterr().err.strip() == \
-        f"svm_ap_learn: error: {packed}: a gzip-compressed file; decompress it first"
-    assert ap_learn.main(["-v", "0", str(train), str(tmp_path / "m")]) == 0
-    model = tmp_path / "m.bz2"
+def test_compressed_files_are_read_or_named_as_such(data, tmp_path, capsys):
     import bz2
+    import gzip
+    import lzma
+    train, _ = data
+    assert ap_learn.main(["-v", "0", str(train), str(tmp_path / "m")]) == 0
+    for suffix, pack in ((".gz", gzip.compress), (".bz2", bz2.compress), ("", lzma.compress)):
+        packed = tmp_path / f"train.dat{suffix}"  # (the first bytes decide, not the name)
+        packed.write_bytes(pack(train.read_bytes()))
+        assert ap_learn.main(["-v", "0", "--threads", "2", str(packed), str(tmp_path / "mz")]) == 0
+        assert (tmp_path / "mz").read_bytes() == (tmp_path / "m").read_bytes()
+    zipped = tmp_path / "train.zip"
+    zipped.write_bytes(b"PK\x03\x04" + train.read_bytes())
+    assert ap_learn.main([str(zipped), str(tmp_path / "m2")]) == 1
+    assert capsys.readouterr().err.strip() == \
+        f"svm_ap_learn: error: {zipped}: a zip-compressed file; decompress it first"
+    model = tmp_path / "m.bz2"
     model.write_bytes(bz2.compress((tmp_path / "m").read_bytes()))
     assert ap_classify.main([str(train), str(model), str(tmp_path / "p")]) == 1
     assert "a bzip2-compressed file; decompress it first" in capsys.readouterr().err
+    assert ap_learn.main(["--threads", "0", str(train), str(tmp_path / "m3")]) == 2
+    assert "--threads: expected an integer >= 1, got 0" in capsys.readouterr().err
 
 
 def test_edges_file_is_never_an_output(tmp_path, capsys):

@@ -18,8 +18,8 @@ from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .._validation import query_segments
 from ..metrics import average_precision, is_ranked, ndcg, roc_auc
-from .common import (CLIError, StructArgumentParser, add_verbosity_options, check_verbosity,
-                     nonempty, refuse_overflowing_rows, run)
+from .common import (CLIError, StructArgumentParser, add_threads_option, add_verbosity_options,
+                     check_verbosity, nonempty, refuse_overflowing_rows, run)
 
 _LOSS_MEASURES = {"ap": ("1 - AP", average_precision), "ndcg": ("1 - NDCG, binary relevance", ndcg),
                   "roc": ("1 - ROC area", roc_auc)}
@@ -53,6 +53,7 @@ def build_parser():
     p.add_argument("--groups", type=nonempty("a key"), metavar="KEY",
                    default=None,
                    help="high-order models: link examples sharing 'qid' or KEY=value in the comment")
+    add_threads_option(p)
     return p
 
 

@@ -18,9 +18,9 @@ from ..io.estimator_model import to_model
 from ..io.model_file import write_model
 from ..io.svmlight import load_svmlight
 from .common import (CLIError, StructArgumentParser, add_kernel_option, add_perf_settings,
-                     add_solver_settings, add_verbosity_options, check_kernel,
-                     check_perf_settings, check_solver_settings, check_verbosity,
-                     nonempty, positive_float, run, strict_int)
+                     add_solver_settings, add_threads_option, add_verbosity_options, check_kernel,
+                     check_perf_settings, check_solver_settings, check_verbosity, nonempty,
+                     positive_float, run, strict_int)
 
 # SVM-perf's -l numbers where they overlap, plus names
 LOSS_CODES = {"2": "error", "10": "roc", "11": "ap", "ap": "ap", "ndcg": "ndcg", "roc": "roc",
@@ -121,6 +121,7 @@ def build_parser():
                    default=None,
                    help="with --model: link examples sharing a key: 'qid', or KEY=value "
                         "in the example's comment")
+    add_threads_option(p)
     p.add_argument("--dask", default=None, metavar="SCHEDULER",
                    help="train on a Dask cluster (pip install svmrank[dask]): a scheduler "
                         "address, or local:N for N local worker processes; example_file "

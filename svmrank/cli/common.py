@@ -1,6 +1,7 @@
 """What every console script shares: SVM-struct style option parsing, one-line errors
 and exit codes."""
 import argparse
+import contextvars
 import os
 import re
 import sys
@@ -10,6 +11,7 @@ import numpy as np
 
 from ..exceptions import InputFormatError
 from ..learners.qp import QPError
+from ..parallel import set_threads
 
 
 class CLIError(Exception):
@@ -136,6 +138,21 @@ def check_perf_settings(args):
         raise CLIError(f"--p: expected a fraction >= 0, got {args.perf_p:g}")
 
 
+class _ThreadsAction(argparse.Action):
+    def __call__(self, parser, namespace, value, option_string=None):
+        if value < 1:
+            raise CLIError(f"--threads: expected an integer >= 1, got {value}")
+        set_threads(value)
+        setattr(namespace, self.dest, value)
+
+
+def add_threads_option(parser):
+    """``--threads N``: threads of the per-query inference and per-bag argmax (default:
+    every core; the model does not depend on it). Not ``-j``: SVM-light's cost factor."""
+    parser.add_argument("--threads", type=int, action=_ThreadsAction, default=None,
+                        metavar="N", help="threads for the per-query work (default: all cores)")
+
+
 def add_verbosity_options(parser, v_help):
     """SVM-struct's -v (ours, default 1) and -y (svm_light's QP verbosity: accepted,
     unused)."""
@@ -254,6 +271,11 @@ class _ReaderGone:
         return getattr(self._stream, name)
 
 
+def _all_cores_then(main, argv):
+    set_threads(None)
+    return main(argv)
+
+
 def run(main, argv=None, prog=None):
     """Run ``main(argv)`` and turn errors into one line on stderr and an exit status:
     2 for usage errors, 1 for bad input files and other failures. A closed stdout
@@ -273,7 +295,8 @@ def run(main, argv=None, prog=None):
     try:
         with warnings.catch_warnings():
             warnings.showwarning = one_line
-            return main(argv) or 0
+            # (--threads sets the thread count in this command's own context)
+            return contextvars.copy_context().run(_all_cores_then, main, argv) or 0
     except CLIError as exc:
         print(f"{prog}: error: {exc} (see -? for help)", file=sys.stderr)
         return 2

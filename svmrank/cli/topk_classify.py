@@ -10,7 +10,7 @@ import numpy as np
 from .. import __version__
 from ..io.atomic import atomic_write, check_writable
 from ..io.multiclass_model import format_label, read_multiclass_model
-from ..io.svmlight import parse_svmlight_bytes
+from ..io.svmlight import open_data, parse_svmlight_bytes
 from ..metrics import top_k_accuracies
 from .common import (StructArgumentParser, add_verbosity_options, check_verbosity,
                      refuse_overflowing_rows, run)
@@ -45,7 +45,7 @@ def classify(argv):
     check_verbosity(args)
     check_writable(args.output_file, inputs=(args.example_file, args.model_file))
     model = read_multiclass_model(args.model_file)
-    with open(args.example_file, "rb") as fh:
+    with open_data(args.example_file) as (fh, _):
         X, y, _, _ = parse_svmlight_bytes(
             fh.read(), args.example_file, n_features=model.coef.shape[1],
             ignore_extra_features=args.ignore_extra_features,

@@ -1,6 +1,7 @@
 """What the estimators share: scikit-learn's base classes with svmrank's metadata
 requests and validation, the linear decision function, binary labels, and the
 bookkeeping of the cutting-plane and CCCP families."""
+import contextlib
 import inspect
 import warnings
 
@@ -11,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from .._validation import check_int, check_matrix, check_positive, check_vector, check_verbose
 from ..learners.cutting_plane import cutting_plane
+from ..parallel import threads
 
 # Metadata with one entry per sample: requested by default under scikit-learn's metadata
 # routing, so that a search hands each fold its own rows of them. The others (edges)
@@ -146,8 +148,14 @@ class CuttingPlaneEstimator(SvmrankEstimator):
         """The learner's result on ``problem`` at the estimator's C, ε and iteration cap
         (``verbose`` too unless given)."""
         options = {"verbose": self.verbose, **learner_options}
-        return cutting_plane(problem, float(self.C), float(self.epsilon),
-                             max_iter=int(self.max_iter), **options)
+        with self._threads():
+            return cutting_plane(problem, float(self.C), float(self.epsilon),
+                                 max_iter=int(self.max_iter), **options)
+
+    def _threads(self):
+        """Context: the kernels run on ``n_jobs`` threads (estimators that have it)."""
+        n_jobs = getattr(self, "n_jobs", "unset")
+        return contextlib.nullcontext() if n_jobs == "unset" else threads(n_jobs)
 
     def _run(self, problem, **learner_options):
         """:meth:`_solve`, keeping the learner's report as fitted attributes."""

@@ -176,6 +176,10 @@ class HOAPSVM(_HighOrderEstimator):
     lai : {"qs", "greedy"}
         AP loss-augmented inference method.
 
+    n_jobs : int or None, default None
+        Threads of the per-query inference (None or -1: every core; see
+        :func:`svmrank.parallel.effective_n_jobs`). The result does not depend on it.
+
     Attributes
     ----------
     coef_, unary_coef_, pairwise_coef_ : as in :class:`HOBSVM`
@@ -186,7 +190,7 @@ class HOAPSVM(_HighOrderEstimator):
 
     def __init__(self, C=1.0, eta=1.0, pairwise_features=None, epsilon=1e-3, bias=1.0,
                  max_iter=10000, init="hob", init_C=None, cccp_max_iter=20, cccp_tol=1e-3,
-                 lai="qs", verbose=0):
+                 lai="qs", verbose=0, n_jobs=None):
         self.C = C
         self.eta = eta
         self.pairwise_features = pairwise_features
@@ -199,6 +203,7 @@ class HOAPSVM(_HighOrderEstimator):
         self.cccp_tol = cccp_tol
         self.lai = lai
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     def fit(self, X, y, edges=None):
         """Fit on samples X, labels y (> 0 relevant) and edges between rows of X."""

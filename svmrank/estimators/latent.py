@@ -105,8 +105,9 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
             else:
                 start = dict(state0=problem.random_state(rng))
             # tol is on the loss scale, like epsilon: the objective is ½‖w‖² + C ξ
-            result = cccp(problem.impute, solve, tol=float(self.tol) * float(self.C),
-                          max_iter=int(self.max_outer_iter), verbose=self.verbose, **start)
+            with self._threads():  # (the per-bag argmax of impute on n_jobs threads)
+                result = cccp(problem.impute, solve, tol=float(self.tol) * float(self.C),
+                              max_iter=int(self.max_outer_iter), verbose=self.verbose, **start)
             objectives.append(result.objective)
             if best is None or result.objective < best.objective:
                 best = result
@@ -193,6 +194,10 @@ class LatentAPSVM(_LatentEstimator):
         ``n_init - 1`` stay random. Random starts can settle at w = 0 when positive
         bags hold many distractors; "instances" avoids that.
 
+    n_jobs : int or None, default None
+        Threads of the per-query inference and per-bag argmax (None or -1: every
+        core; see :func:`svmrank.parallel.effective_n_jobs`). The result does not depend on it.
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -212,7 +217,8 @@ class LatentAPSVM(_LatentEstimator):
     """
 
     def __init__(self, C=1.0, epsilon=1e-3, tol=1e-3, max_outer_iter=50, n_init=1,
-                 random_state=0, lai="qs", max_iter=10000, verbose=0, init="random"):
+                 random_state=0, lai="qs", max_iter=10000, verbose=0, init="random",
+                 n_jobs=None):
         self.C = C
         self.epsilon = epsilon
         self.tol = tol
@@ -222,6 +228,7 @@ class LatentAPSVM(_LatentEstimator):
         self.lai = lai
         self.max_iter = max_iter
         self.verbose = verbose
+        self.n_jobs = n_jobs
         self.init = init
 
     def _make_problem(self, X, bag_index, labels, known_rows):
@@ -263,10 +270,10 @@ class LatentSSVM(LatentAPSVM):
 
     def __init__(self, C=1.0, epsilon=1e-3, tol=1e-3, max_outer_iter=50, n_init=1,
                  random_state=0, lai="qs", max_iter=10000, verbose=0, init="random",
-                 max_rounds=50):
+                 max_rounds=50, n_jobs=None):
         super().__init__(C=C, epsilon=epsilon, tol=tol, max_outer_iter=max_outer_iter,
                          n_init=n_init, random_state=random_state, lai=lai,
-                         max_iter=max_iter, verbose=verbose, init=init)
+                         max_iter=max_iter, verbose=verbose, init=init, n_jobs=n_jobs)
         self.max_rounds = max_rounds
 
     def _make_problem(self, X, bag_index, labels, known_rows):
@@ -300,6 +307,10 @@ class LatentSVM(_LatentEstimator):
         As for :class:`LatentAPSVM` ("instances" starts from the binary SVM over all
         candidates).
 
+    n_jobs : int or None, default None
+        Threads of the per-query inference and per-bag argmax (None or -1: every
+        core; see :func:`svmrank.parallel.effective_n_jobs`). The result does not depend on it.
+
     Attributes
     ----------
     coef_, intercept_, objective_, objectives_, n_outer_iter_, n_iter_, history_
@@ -308,7 +319,8 @@ class LatentSVM(_LatentEstimator):
     """
 
     def __init__(self, C=1.0, J=1.0, c=0.0, epsilon=1e-3, tol=1e-3, max_outer_iter=50,
-                 n_init=1, random_state=0, bias=1.0, max_iter=10000, verbose=0, init="random"):
+                 n_init=1, random_state=0, bias=1.0, max_iter=10000, verbose=0, init="random",
+                 n_jobs=None):
         self.C = C
         self.J = J
         self.c = c
@@ -320,6 +332,7 @@ class LatentSVM(_LatentEstimator):
         self.bias = bias
         self.max_iter = max_iter
         self.verbose = verbose
+        self.n_jobs = n_jobs
         self.init = init
 
     def fit(self, X, y, bags=None, known=None):

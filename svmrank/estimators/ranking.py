@@ -45,6 +45,10 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         (hard constraints y·(w·x + b) ≥ 1) and optimise the rank loss on the rest.
         None (default): the exact problem.
 
+    n_jobs : int or None, default None
+        Threads of the per-query inference (None or -1: every core; see
+        :func:`svmrank.parallel.effective_n_jobs`). The result does not depend on it.
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -58,13 +62,14 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
     """
 
     def __init__(self, loss="ap", C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0,
-                 approx=None):
+                 approx=None, n_jobs=None):
         self.loss = loss
         self.C = C
         self.epsilon = epsilon
         self.max_iter = max_iter
         self.lai = lai
         self.verbose = verbose
+        self.n_jobs = n_jobs
         self.approx = approx
 
     def fit(self, X, y=None, qid=None):
@@ -142,9 +147,9 @@ class APSVM(RankSVM):
     """
 
     def __init__(self, C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0,
-                 approx=None):
+                 approx=None, n_jobs=None):
         super().__init__(loss="ap", C=C, epsilon=epsilon, max_iter=max_iter, lai=lai,
-                         verbose=verbose, approx=approx)
+                         verbose=verbose, approx=approx, n_jobs=n_jobs)
 
 
 class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlaneEstimator):

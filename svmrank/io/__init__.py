@@ -6,8 +6,8 @@ the mapping between fitted estimators and model files (:func:`to_model`, :func:`
 from .estimator_model import from_model, to_model, training_info
 from .model_file import LinearModel, read_model, write_model
 from .multiclass_model import MulticlassModel, read_multiclass_model, write_multiclass_model
-from .svmlight import dump_svmlight, load_svmlight
+from .svmlight import dump_svmlight, iter_svmlight, load_svmlight
 
-__all__ = ["load_svmlight", "dump_svmlight", "LinearModel", "read_model", "write_model",
+__all__ = ["load_svmlight", "iter_svmlight", "dump_svmlight", "LinearModel", "read_model", "write_model",
            "MulticlassModel", "read_multiclass_model", "write_multiclass_model",
            "to_model", "from_model", "training_info"]

@@ -1,9 +1,15 @@
 """Read and write SVMlight text files (``label [qid:N] idx:val ... [# comment]``).
 
 Parsing runs in the Cython kernel ``svmrank._svmlight_fast``; this module reads the
-bytes, validates arguments and turns the kernel's error codes into one-line
+bytes (decompressing gzip, bzip2 and xz files, recognised by their first bytes), validates
+arguments and turns the kernel's error codes into one-line
 :class:`~svmrank.exceptions.InputFormatError` messages naming the file and line.
+:func:`iter_svmlight` reads a file in chunks of whole queries.
 """
+import bz2
+import gzip
+import io
+import lzma
 import numbers
 import os
 import re
@@ -17,7 +23,7 @@ from .._validation import check_matrix, check_vector
 from ..exceptions import InputFormatError
 from .atomic import atomic_write
 
-__all__ = ["load_svmlight", "dump_svmlight", "parse_svmlight_bytes"]
+__all__ = ["load_svmlight", "iter_svmlight", "dump_svmlight", "parse_svmlight_bytes"]
 
 # Kernel error code -> what was expected (the kernel's codes, cython_src/_svmlight_fast.pyx).
 _EXPECTED = {
@@ -156,6 +162,14 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
     See :func:`load_svmlight` for the format and the other parameters (here
     ``warn_mixed_qid`` is off by default: model files and multiclass data ignore qid).
     """
+    return _parse(buf, source, n_features, ignore_extra_features, return_comments, first_line,
+                  label_name, extra_hint, allow_empty, max_index, warn_mixed_qid)[:4]
+
+
+def _parse(buf, source, n_features, ignore_extra_features, return_comments, first_line,
+           label_name, extra_hint, allow_empty, max_index, warn_mixed_qid):
+    """:func:`parse_svmlight_bytes`, plus the byte offset of every example line in buf and
+    the kernel's (no_qid_rows, first_no_qid_line, first_qid_line)."""
     limit = _check_count(n_features, "n_features", 0)
     cap = _check_count(max_index, "max_index", 1)
     if buf[:3] == b"\xef\xbb\xbf" and first_line == 1:  # a UTF-8 byte order mark
@@ -175,7 +189,7 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
         what = _EXPECTED[code].format(label=label_name, aux=aux, extra_hint=extra_hint)
         raise InputFormatError(
             f"{source}:{line + first_line - 1}: expected {what}, got '{_excerpt(buf, offset)}'")
-    data, indices, indptr, labels, qids, cstart, cend, max_index, qid_lines = arrays
+    data, indices, indptr, labels, qids, cstart, cend, max_index, qid_lines, lstart = arrays
     if warn_mixed_qid:
         _warn_mixed_qid(source, first_line, labels.shape[0], *qid_lines)
     if labels.shape[0] == 0 and not allow_empty:
@@ -192,7 +206,7 @@ def parse_svmlight_bytes(buf, source, n_features=None, ignore_extra_features=Fal
     if return_comments:
         comments = [buf[s:e].decode("utf-8", errors="replace").strip() if e > s else ""
                     for s, e in zip(cstart.tolist(), cend.tolist())]
-    return X, labels, qids, comments
+    return X, labels, qids, comments, lstart, qid_lines
 
 
 def _warn_mixed_qid(source, first_line, n_rows, no_qid_rows, no_qid_line, qid_line):
@@ -220,7 +234,9 @@ def load_svmlight(path, n_features=None, ignore_extra_features=False, return_com
 
     Parameters
     ----------
-    path : str or os.PathLike
+    path : str, os.PathLike or binary file object
+        A plain, gzip, bzip2 or xz file (recognised by its first bytes, whatever its
+        name); a file object must be opened in binary mode and is read from where it is.
     n_features : int, optional
         Number of columns of X; default: the highest index in the file.
     ignore_extra_features : bool
@@ -270,8 +286,7 @@ def load_svmlight_with_lines(path, n_features=None, ignore_extra_features=False,
 
 
 def _load(path, n_features, ignore_extra_features, return_comments, max_index, warn_mixed_qid):
-    source = os.fspath(path)
-    with open(path, "rb") as fh:
+    with open_data(path) as (fh, source):
         buf = fh.read()
     X, y, qid, comments = parse_svmlight_bytes(buf, source, n_features, ignore_extra_features,
                                                return_comments,
@@ -279,6 +294,238 @@ def _load(path, n_features, ignore_extra_features, return_comments, max_index, w
                                                           "to drop larger indices)",
                                                max_index=max_index, warn_mixed_qid=warn_mixed_qid)
     return X, y, qid, comments, buf
+
+
+_DECOMPRESSORS = ((b"\x1f\x8b", lambda f: gzip.GzipFile(fileobj=f, mode="rb")),
+                  (b"BZh", lambda f: bz2.BZ2File(f, "rb")),
+                  (b"\xfd7zXZ\x00", lambda f: lzma.LZMAFile(f, "rb")))
+
+
+class _Prefixed(io.RawIOBase):
+    """A read-only stream: ``head`` (bytes already read from ``stream``), then the rest
+    of ``stream``."""
+
+    def __init__(self, head, stream):
+        self._head = head
+        self._stream = stream
+
+    def readable(self):
+        return True
+
+    def readinto(self, target):
+        if self._head:
+            n = min(len(target), len(self._head))
+            target[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._stream.read(len(target))
+        target[:len(data)] = data
+        return len(data)
+
+
+def _source_name(obj):
+    name = getattr(obj, "name", None)
+    return os.fsdecode(name) if isinstance(name, (str, bytes, os.PathLike)) else "<file object>"
+
+
+class open_data:
+    """Context manager: ``with open_data(path_or_file) as (stream, source)`` gives a binary
+    stream of the data, decompressed when it starts like a gzip, bzip2 or xz file (its
+    first bytes decide, not its name), and the name that messages use. A file object given
+    is read from its current position and left open."""
+
+    def __init__(self, path):
+        self._path = path
+        self._opened = []
+
+    def __enter__(self):
+        path = self._path
+        if isinstance(path, (str, bytes, os.PathLike)):
+            source = os.fsdecode(os.fspath(path))
+            raw = open(path, "rb")
+            self._opened.append(raw)
+        elif hasattr(path, "read"):
+            source = _source_name(path)
+            if isinstance(path, io.TextIOBase):
+                raise ValueError(f"{source}: expected a binary file object (open it with 'rb'), "
+                                 "got a text one")
+            raw = path
+        else:
+            raise TypeError(f"path: expected a str, os.PathLike or binary file object, "
+                            f"got {type(path).__name__}")
+        head = raw.peek(6)[:6] if hasattr(raw, "peek") else raw.read(6)
+        if not isinstance(head, bytes):
+            raise ValueError(f"{source}: expected a binary file object, read {type(head).__name__}")
+        stream = raw if hasattr(raw, "peek") else io.BufferedReader(_Prefixed(head, raw))
+        for magic, opener in _DECOMPRESSORS:
+            if head.startswith(magic):
+                stream = opener(stream)
+                self._opened.append(stream)
+                break
+        return stream, source
+
+    def __exit__(self, *exc):
+        for stream in reversed(self._opened):
+            stream.close()
+        return False
+
+
+def _read_chunk(stream, size, source):
+    try:
+        return stream.read(size)
+    except (OSError, EOFError, lzma.LZMAError) as exc:  # (a damaged compressed stream)
+        raise InputFormatError(f"{source}: cannot decompress: {exc}") from None
+
+
+def iter_svmlight(path, chunk_bytes=1 << 24, n_features=None, ignore_extra_features=False,
+                  max_index=None):
+    """Read an SVMlight file in chunks of whole queries, in bounded memory.
+
+    Each chunk holds the example lines of about ``chunk_bytes`` bytes of text, cut at a
+    line start and never inside a query: when the last line read has a ``qid:``, the
+    lines of that query wait for the next chunk. A query larger than ``chunk_bytes``
+    makes one larger chunk (memory follows the largest query). Lines without ``qid:``
+    (data without queries, such as a classification set) are cut anywhere.
+
+    The lines of a query must be consecutive: a ``qid`` seen again after another query
+    is an :class:`~svmrank.exceptions.InputFormatError` naming its line (sort the file by
+    qid, or read it whole with :func:`load_svmlight`). To tell, the reader keeps the
+    qids seen so far: 8 bytes a query, beside the chunk. Mixed qid/no-qid lines are not
+    warned about (see ``load_svmlight(warn_mixed_qid=True)``).
+
+    Parameters
+    ----------
+    path : str, os.PathLike or binary file object
+        Plain, gzip, bzip2 or xz (recognised by the first bytes).
+    chunk_bytes : int
+        Bytes of text read at a time (>= 1). Peak memory is a small multiple of it.
+    n_features : int, optional
+        Number of columns of every chunk's X. Default: the highest index in the file,
+        found by a first pass over it (so the file is read twice; a file object must
+        then be seekable). Pass it to read the file once.
+    ignore_extra_features, max_index :
+        As in :func:`load_svmlight`.
+
+    Yields
+    ------
+    X : scipy.sparse.csr_matrix, shape (n_chunk, n_features)
+    y : ndarray of float64
+    qid : ndarray of int64
+    first_line : int
+        The 1-based line number, in the file, of the chunk's first line.
+
+    Raises
+    ------
+    svmrank.exceptions.InputFormatError
+        ``"{path}:{line}: ..."`` with line numbers of the whole file.
+    """
+    if (isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, numbers.Integral)
+            or chunk_bytes < 1):
+        raise ValueError(f"chunk_bytes must be an integer >= 1, got {chunk_bytes!r}")
+    _check_count(n_features, "n_features", 0)
+    _check_count(max_index, "max_index", 1)
+    if n_features is None:
+        start = None
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            if not (getattr(path, "seekable", lambda: False)()):
+                raise ValueError("n_features: required when reading a file object that "
+                                 "cannot seek (the default reads the file twice)")
+            start = path.tell()
+        n_features = 0
+        for X, _, _, _ in _iter_chunks(path, int(chunk_bytes), None, False, max_index):
+            n_features = max(n_features, X.shape[1])
+        if start is not None:
+            path.seek(start)
+    return _iter_chunks(path, int(chunk_bytes), n_features, ignore_extra_features, max_index)
+
+
+def _iter_chunks(path, chunk_bytes, n_features, ignore_extra, max_index):
+    hint = " (n_features; pass ignore_extra_features=True to drop larger indices)"
+    with open_data(path) as (stream, source):
+        carry = b""
+        line0 = 1  # file line of carry's first line
+        seen = np.empty(0, dtype=np.int64)  # qids of the queries already yielded, sorted
+        last = None  # qid of the last query yielded, or None
+        want = chunk_bytes
+        eof = False
+        total = 0
+        while not eof:
+            block = _read_chunk(stream, want, source)
+            eof = not block
+            buf = carry + block
+            del block
+            cut = len(buf) if eof else buf.rfind(b"\n") + 1
+            if cut == 0:  # no whole line yet
+                carry, want = buf, want * 2
+                continue
+            X, y, qid, _, lstart, has_qid = _parse_chunk(
+                buf, cut, source, line0, n_features, ignore_extra, max_index, hint)
+            n = y.shape[0]
+            if n and has_qid and not eof:
+                # hold back the lines of the last query (it may go on in the next block)
+                r = n - 1
+                while r > 0 and qid[r - 1] == qid[-1]:
+                    r -= 1
+                if r == 0:  # one query so far: read on, more at a time
+                    carry, want = buf, want * 2
+                    continue
+                n, cut = r, int(lstart[r])
+                X = _head_rows(X, n)
+                y, qid = y[:n], qid[:n]
+            want = chunk_bytes
+            if n and has_qid:
+                seen, last = _check_queries(qid, lstart, buf, source, line0, seen, last)
+            if n:
+                total += n
+                yield X, y, qid, line0 + buf.count(b"\n", 0, int(lstart[0]))
+            line0 += buf.count(b"\n", 0, cut)
+            carry = buf[cut:]
+            del buf, X, y, qid, lstart
+        if total == 0:
+            raise InputFormatError(f"{source}:{max(line0 - 1, 1)}: expected at least one example "
+                                   "line 'label [qid:N] idx:val ...', got '<end of file>'")
+
+
+def _parse_chunk(buf, cut, source, line0, n_features, ignore_extra, max_index, hint):
+    """Parse buf[:cut] (lines from file line ``line0``): X, y, qid, None, the example
+    lines' byte offsets in buf, and whether a line has ``qid:``."""
+    text = buf if cut == len(buf) else buf[:cut]
+    X, y, qid, _, lstart, qid_lines = _parse(
+        text, source, n_features, ignore_extra, False, line0, "label", hint, True, max_index,
+        False)
+    return X, y, qid, None, lstart, qid_lines[2] != 0
+
+
+def _head_rows(X, n):
+    """The first n rows of CSR X, sharing its arrays."""
+    nnz = X.indptr[n]
+    head = sp.csr_matrix((X.data[:nnz], X.indices[:nnz], X.indptr[:n + 1]),
+                         shape=(n, X.shape[1]), copy=False)
+    head.has_sorted_indices = True
+    return head
+
+
+def _check_queries(qid, lstart, buf, source, line0, seen, last):
+    """Refuse a query whose lines are not consecutive (seen before, in an earlier chunk
+    or earlier in this one). ``seen`` is the sorted array of the queries of the earlier
+    chunks (8 bytes a query); returns it with this chunk's added, and the last qid."""
+    starts = np.flatnonzero(np.concatenate([[True], qid[1:] != qid[:-1]]))
+    runs = qid[starts]
+    uniq, first = np.unique(runs, return_index=True)
+    again = np.arange(runs.size) != first[np.searchsorted(uniq, runs)]
+    at = np.minimum(np.searchsorted(seen, runs), max(seen.size - 1, 0))
+    earlier = seen[at] == runs if seen.size else np.zeros(runs.size, dtype=bool)
+    if last is not None and runs[0] == last:  # (the query the previous chunk ended with)
+        earlier[0] = False
+    bad = np.flatnonzero(again | earlier)
+    if bad.size:
+        row = int(starts[bad[0]])
+        line = line0 + buf.count(b"\n", 0, int(lstart[row]))
+        raise InputFormatError(
+            f"{source}:{line}: expected the lines of a query to be consecutive, got "
+            f"qid:{int(qid[row])} again after other queries (sort the file by qid, or read it "
+            "whole with load_svmlight)")
+    return np.insert(seen, np.searchsorted(seen, uniq), uniq), int(qid[-1])
 
 
 def example_lines(buf):

@@ -1,0 +1,131 @@
+"""Every core (issue 28 part 3): the per-query inference and the per-bag argmax give
+bitwise the same results on any number of threads, and so do whole fits; n_jobs and
+--threads follow scikit-learn's conventions."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from svmrank import _latent_fast
+from svmrank.estimators.latent import LatentAPSVM
+from svmrank.estimators.ranking import APSVM, RankSVM
+from svmrank.inference import lai_queries
+from svmrank.parallel import current_threads, effective_n_jobs, threads
+
+THREADS = (1, 2, 4)
+
+
+def queries(rng, n_queries, largest, ties=False):
+    sizes = rng.integers(0, largest + 1, n_queries)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    n = int(offsets[-1])
+    scores = rng.normal(size=n)
+    if ties:
+        scores = np.round(scores * 2) / 2
+    relevant = rng.random(n) < rng.uniform(0.05, 0.6)
+    return scores, relevant, offsets
+
+
+@pytest.mark.parametrize("loss", ["ap", "ndcg", "roc"])
+@pytest.mark.parametrize("method", ["qs", "greedy"])
+def test_inference_is_the_same_on_any_thread_count(loss, method):
+    rng = np.random.default_rng(7)
+    # small and large queries (the large ones take the bucketed qs path), ties
+    for n_queries, largest, ties in ((300, 30, False), (40, 3000, True), (5, 40000, False)):
+        scores, relevant, offsets = queries(rng, n_queries, largest, ties)
+        order = rng.permutation(scores.size).astype(np.intp)
+        for layout in (None, order):
+            got = []
+            for k in THREADS:
+                with threads(k):
+                    got.append(lai_queries(scores, relevant, layout, offsets, loss, method))
+            for other in got[1:]:
+                for a, b in zip(got[0], other):
+                    assert np.array_equal(a, b, equal_nan=True) and a.dtype == b.dtype
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60), st.integers(0, 12))
+def test_inference_threads_property(seed, n_queries, largest):
+    """Random, tiny and empty queries, one positive, no negatives: same on 1 and 3."""
+    rng = np.random.default_rng(seed)
+    scores, relevant, offsets = queries(rng, n_queries, largest, ties=seed % 2 == 0)
+    with threads(1):
+        one = lai_queries(scores, relevant, None, offsets)
+    with threads(3):
+        three = lai_queries(scores, relevant, None, offsets)
+    for a, b in zip(one, three):
+        assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_bag_argmax_is_the_same_on_any_thread_count():
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(1, 6, 20000)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    scores = np.round(rng.normal(size=offsets[-1]), 1)  # (ties: the first row wins)
+    known = np.where(rng.random(sizes.size) < 0.1, offsets[:-1], -1).astype(np.intp)
+    minimise = (rng.random(sizes.size) < 0.3).astype(np.uint8)
+    results = []
+    for k in THREADS:
+        rows = np.empty(sizes.size, dtype=np.intp)
+        values = np.empty(sizes.size)
+        _latent_fast.bag_argmax(scores, offsets, known, minimise, rows, values, k)
+        results.append((rows, values))
+    # the reference: plain NumPy
+    for b in range(0, sizes.size, 997):
+        lo, hi = offsets[b], offsets[b + 1]
+        seg = scores[lo:hi]
+        want = known[b] if known[b] >= 0 else lo + int(np.argmin(seg) if minimise[b]
+                                                         else np.argmax(seg))
+        assert results[0][0][b] == want
+    for rows, values in results[1:]:
+        assert np.array_equal(rows, results[0][0]) and np.array_equal(values, results[0][1])
+
+
+def ranking_data(seed=0, n_queries=60):
+    rng = np.random.default_rng(seed)
+    qid = np.repeat(np.arange(n_queries), rng.integers(5, 40, n_queries))
+    X = rng.normal(size=(qid.size, 8))
+    y = (X[:, 0] + 0.5 * rng.normal(size=qid.size) > 0.6).astype(float)
+    return X, y, qid
+
+
+@pytest.mark.parametrize("make", [lambda k: APSVM(C=10.0, n_jobs=k),
+                                  lambda k: RankSVM(loss="ndcg", C=10.0, n_jobs=k)])
+def test_fits_are_bitwise_the_same_on_any_thread_count(make):
+    X, y, qid = ranking_data()
+    fits = [make(k).fit(X, y, qid=qid) for k in THREADS]
+    for fit in fits[1:]:
+        assert np.array_equal(fit.coef_, fits[0].coef_)
+        assert fit.objective_ == fits[0].objective_ and fit.n_iter_ == fits[0].n_iter_
+
+
+def test_latent_fit_is_the_same_on_any_thread_count():
+    rng = np.random.default_rng(5)
+    bags = np.repeat(np.arange(80), 3)
+    X = rng.normal(size=(bags.size, 5))
+    y = np.repeat((rng.random(80) < 0.3).astype(float), 3)
+    X[y > 0, 0] += 1.0
+    a = LatentAPSVM(C=5.0, n_jobs=1, init="instances").fit(X, y, bags=bags)
+    b = LatentAPSVM(C=5.0, n_jobs=2, init="instances").fit(X, y, bags=bags)
+    assert np.array_equal(a.coef_, b.coef_) and a.objective_ == b.objective_
+
+
+def test_n_jobs_conventions():
+    cores = effective_n_jobs(None)
+    assert cores >= 1 and effective_n_jobs(-1) == cores and effective_n_jobs(3) == 3
+    assert effective_n_jobs(-cores - 5) == 1
+    for bad in (0, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="n_jobs"):
+            effective_n_jobs(bad)
+    assert current_threads() == 1  # (outside a fit: one thread)
+    with threads(2):
+        assert current_threads() == 2
+    assert current_threads() == 1
+    X, y, qid = ranking_data(n_queries=5)
+    with pytest.raises(ValueError, match="n_jobs"):
+        APSVM(n_jobs=0).fit(X, y, qid=qid)
+    assert APSVM(n_jobs=2).get_params()["n_jobs"] == 2
+    assert "n_jobs" in RankSVM().get_params()
+    assert current_threads() == 1
