@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover - depends on the environment
     raise ImportError("svmrank.dask needs dask's distributed scheduler: "
                       "pip install svmrank[dask]") from None
 
-from .io.svmlight import load_svmlight
+from .io.svmlight import iter_svmlight, load_svmlight
 from .problems.binary import BinaryProblem
 from .problems.ranking import RankingProblem
 
@@ -67,11 +67,23 @@ def _load_shard(path, n_features):
     return X, y, qid
 
 
+def _load_chunks(path, n_features, blocksize):
+    return [(X, y, qid) for X, y, qid, _ in iter_svmlight(path, chunk_bytes=blocksize,
+                                                          n_features=n_features)]
+
+
+def _chunk(chunks, k):
+    return chunks[k]
+
+
+def _count(chunks):
+    return len(chunks)
+
+
 def _shard_summary(part):
     X, y, qid = part
-    last = X.indices.max() + 1 if X.nnz else 0
-    return {"n_rows": X.shape[0], "n_columns": X.shape[1], "max_index": int(last),
-            "qids": np.unique(qid), "labels": np.unique(y)}
+    return {"n_rows": X.shape[0], "n_columns": X.shape[1], "qids": np.unique(qid),
+            "labels": np.unique(y)}
 
 
 class SvmlightPartitions:
@@ -96,6 +108,7 @@ class SvmlightPartitions:
     def __init__(self, client, paths, partitions, n_rows, n_features, labels):
         self.client, self.paths, self.partitions = client, paths, partitions
         self.n_rows, self.n_features, self.labels = n_rows, n_features, labels
+        self.unlabelled_partitions = 0  # partitions with lines without qid
 
     @property
     def shape(self):
@@ -115,19 +128,23 @@ class SvmlightPartitions:
 
 
 def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
-    """Read SVMlight shards into a Dask cluster, one partition a shard.
+    """Read SVMlight shards into a Dask cluster: one partition a shard, or with
+    ``blocksize`` partitions of about that many bytes of text that keep queries whole
+    (:func:`svmrank.io.iter_svmlight`, run by the worker that reads the shard).
 
     The lines of a query must lie in one shard (a query split across shards is
-    refused). Every shard is read with the same number of features: ``n_features``,
+    refused). Lines without ``qid:`` (qid 0) may be spread over partitions for
+    ``BinarySVM``; the rank losses read them as one query, which must then lie in one
+    partition. Every shard is read with the same number of features: ``n_features``,
     or the highest feature index, which must then be the same in every shard.
 
     Parameters
     ----------
     paths_or_glob : str, path or list of them
         A file, a glob pattern (``"data/part-*.txt"``), or a list of files.
-    blocksize : None
-        Reserved for partitions smaller than a shard (cut at query boundaries); only
-        None (one partition a shard) is supported.
+    blocksize : int, optional
+        Bytes of text a partition (queries are never cut: one larger than it makes a
+        larger partition). None: one partition a shard.
     n_features : int, optional
     client : distributed.Client, optional
         Default: the current client (``distributed.get_client()``).
@@ -136,9 +153,9 @@ def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
     -------
     SvmlightPartitions
     """
-    if blocksize is not None:
-        raise ValueError("blocksize: partitions smaller than a shard are not supported yet; "
-                         "pass None (one partition a shard) and split the data into shards")
+    if blocksize is not None and (isinstance(blocksize, bool) or int(blocksize) != blocksize
+                                  or blocksize < 1):
+        raise ValueError(f"blocksize: expected None or a positive integer, got {blocksize!r}")
     paths = _expand(paths_or_glob)
     if client is None:
         try:
@@ -147,33 +164,36 @@ def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
             raise ValueError("client: no Dask client is running; pass client= or create "
                              "distributed.Client(...) first") from None
     # each shard is read on a worker and stays there; only its summary comes back
-    futures = [client.submit(_load_shard, p, n_features, key=f"svmrank-shard-{k}-{p}")
-               for k, p in enumerate(paths)]
+    if blocksize is None:
+        futures = [client.submit(_load_shard, p, n_features, pure=False) for p in paths]
+        owners = list(paths)
+    else:
+        shards = [client.submit(_load_chunks, p, n_features, int(blocksize), pure=False)
+                  for p in paths]
+        counts = client.gather([client.submit(_count, f) for f in shards])
+        futures = [client.submit(_chunk, f, k) for f, n in zip(shards, counts) for k in range(n)]
+        owners = [p for p, n in zip(paths, counts) for _ in range(n)]
+        del shards  # (the chunks' futures keep what they need)
     summaries = client.gather([client.submit(_shard_summary, f) for f in futures])
-    counts = {s["max_index"] for s in summaries}
-    if n_features is None and len(counts) > 1:
-        detail = ", ".join(f"{p}: {s['max_index']}" for p, s in zip(paths, summaries))
+    widths = {p: s["n_columns"] for p, s in zip(owners, summaries)}
+    if n_features is None and len(set(widths.values())) > 1:
+        detail = ", ".join(f"{p}: {n}" for p, n in widths.items())
         raise ValueError(f"paths_or_glob: the shards have different feature counts ({detail}); "
                          "pass n_features=")
-    width = n_features if n_features is not None else counts.pop()
-    if n_features is None:
-        futures = [client.submit(_pad, f, width) for f in futures]
-    seen = {}
-    for path, s in zip(paths, summaries):
+    width = n_features if n_features is not None else widths[paths[0]]
+    seen, unlabelled = {}, 0
+    for path, s in zip(owners, summaries):
+        unlabelled += bool((s["qids"] == 0).any())
         for q in s["qids"].tolist():
-            if q in seen:
+            if q in seen and seen[q] != path and q != 0:
                 raise ValueError(f"paths_or_glob: query qid:{q} is split across {seen[q]} and "
                                  f"{path}; keep each query's lines in one shard")
             seen[q] = path
     labels = np.unique(np.concatenate([s["labels"] for s in summaries]))
     n_rows = np.array([s["n_rows"] for s in summaries])
-    return SvmlightPartitions(client, paths, futures, n_rows, int(width), labels)
-
-
-def _pad(part, width):
-    X, y, qid = part
-    X.resize((X.shape[0], width))
-    return X, y, qid
+    data = SvmlightPartitions(client, paths, futures, n_rows, int(width), labels)
+    data.unlabelled_partitions = unlabelled
+    return data
 
 
 class _Partition:
@@ -306,6 +326,10 @@ class DistributedProblem:
     def __init__(self, data, kind, options):
         if kind not in ("ranking", "binary"):
             raise ValueError(f"kind: expected 'ranking' or 'binary', got {kind!r}")
+        if kind == "ranking" and data.unlabelled_partitions > 1:
+            raise ValueError(f"qid: the lines without qid: form one query, spread over "
+                             f"{data.unlabelled_partitions} partitions; a rank loss needs each "
+                             "query within one partition (one shard, or no blocksize)")
         self.client, self.kind = data.client, kind
         self.parts = [self.client.submit(_make_partition, f, kind, options, pure=False)
                       for f in data.partitions]

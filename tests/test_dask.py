@@ -56,12 +56,12 @@ def test_mq2008_fit_equals_in_memory(client, tmp_path):
     np.testing.assert_array_equal(remote.classes_, memory.classes_)
 
 
-def single_query_file(tmp_path, n=300, d=8, seed=0):
+def single_query_file(tmp_path, n=300, d=8, seed=0, qid="qid:1 "):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
     y = np.where(X @ rng.normal(size=d) + rng.normal(size=n) > 0.5, 1, -1)
     path = tmp_path / "one.txt"
-    path.write_text("".join(f"{lab} qid:1 " + " ".join(f"{j + 1}:{v:.6f}" for j, v in
+    path.write_text("".join(f"{lab} {qid}" + " ".join(f"{j + 1}:{v:.6f}" for j, v in
                                                        enumerate(row)) + "\n"
                             for lab, row in zip(y, X)))
     return path
@@ -73,6 +73,18 @@ def test_single_query_and_binary_fit_equal_in_memory(client, tmp_path):
     data = svmrank_dask.read_svmlight(path, client=client)
     assert_same_fit(APSVM(C=10.0).fit(X, y), APSVM(C=10.0).fit(data))
     assert_same_fit(BinarySVM(C=10.0).fit(X, y), BinarySVM(C=10.0).fit(data))
+
+
+def test_blocksize_partitions(client, tmp_path):
+    path = single_query_file(tmp_path, qid="")  # (no queries: cut anywhere)
+    X, y, _ = load_svmlight(path)
+    data = svmrank_dask.read_svmlight(path, blocksize=path.stat().st_size // 3, client=client)
+    assert len(data.partitions) >= 3 and data.shape == X.shape
+    assert_same_fit(BinarySVM(C=10.0).fit(X, y), BinarySVM(C=10.0).fit(data))
+    with pytest.raises(ValueError, match="spread over"):  # one query over 3 partitions
+        APSVM().fit(data)
+    with pytest.raises(ValueError, match="blocksize"):
+        svmrank_dask.read_svmlight(path, blocksize=0, client=client)
 
 
 def test_bad_input_is_refused_before_training(client, tmp_path):

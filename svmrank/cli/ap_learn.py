@@ -284,8 +284,12 @@ def learn(argv):
         raise
     except ValueError as exc:  # the data cannot be trained on: say which file
         raise ValueError(f"{args.example_file}: {exc}") from None
-    elapsed = time.perf_counter() - start
-    write_model(args.model_file, to_model(estimator, n_train=X.shape[0]))
+    return write_and_report(args, estimator, X.shape[0], time.perf_counter() - start)
+
+
+def write_and_report(args, estimator, n_train, elapsed):
+    """Write the model file; with -v, the learner's summary line."""
+    write_model(args.model_file, to_model(estimator, n_train=n_train))
     if args.v >= 1:
         r = estimator.result_
         print(f"{'Converged' if r.converged else 'Stopped at -# (not converged)'} after "
@@ -319,15 +323,7 @@ def learn_on_dask(args, estimator):
         client.close()
         if cluster is not None and args.dask.startswith("local:"):
             cluster.close()
-    elapsed = time.perf_counter() - start
-    write_model(args.model_file, to_model(estimator, n_train=data.shape[0]))
-    if args.v >= 1:
-        r = estimator.result_
-        print(f"{'Converged' if r.converged else 'Stopped at -# (not converged)'} after "
-              f"{r.n_iter} iterations; objective {r.primal_objective:.8g}, duality gap "
-              f"{r.duality_gap:.3g}; {elapsed:.2f}s.\nWriting model file {args.model_file}... "
-              "done", flush=True)
-    return 0
+    return write_and_report(args, estimator, data.shape[0], time.perf_counter() - start)
 
 
 def main(argv=None):

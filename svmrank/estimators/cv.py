@@ -11,6 +11,7 @@ from .._validation import check_int, check_matrix
 from ..learners.cutting_plane import cutting_plane
 from ..losses import get_loss
 from ..metrics import average_precision, mean_over_ranked_queries, ndcg, roc_auc
+from ..parallel import threads
 from ..problems.ranking import RankingProblem
 from .ranking import RankSVM
 
@@ -85,11 +86,16 @@ def fold_splits(cv, X, relevance, qid):
                          f"{cv!r}") from None
 
 
-def fold_path(model, X, y, relevance, qid, train, test, Cs, scorer):
+def fold_path(model, X, y, relevance, qid, train, test, Cs, scorer, n_threads=None):
     """Scores on ``test`` of the fits on ``train`` along the increasing grid ``Cs``, each
     fit warm-started from the previous; ``model`` is an unfitted RankSVM with its
     ``classes_`` set (a template for the fold's fitted models), ``relevance`` the labels
-    as the problems take them."""
+    as the problems take them, ``n_threads`` the kernels' threads (None: every core)."""
+    with threads(n_threads):
+        return _walk(model, X, y, relevance, qid, train, test, Cs, scorer)
+
+
+def _walk(model, X, y, relevance, qid, train, test, Cs, scorer):
     take = lambda v: None if v is None else v[train]
     qid_test = None if qid is None else qid[test]
     problem = RankingProblem(X[train], relevance[train], qid=take(qid), loss=model.loss, lai=model.lai)
@@ -126,7 +132,8 @@ class RankSVMCV(RankSVM):
     epsilon, max_iter, lai, verbose :
         As in :class:`RankSVM` (``verbose`` 1 prints the scores by C).
     n_jobs : int, optional
-        Folds run in parallel by joblib (None: one at a time).
+        Folds run in parallel by joblib, each on one thread (None: one at a time, each
+        on every core).
     client : dask.distributed.Client, optional
         Run the folds on this Dask cluster instead.
 
@@ -178,18 +185,20 @@ class RankSVMCV(RankSVM):
                 raise ValueError(f"qid: expected {X.shape[0]} values, got shape {qid.shape}")
         folds = fold_splits(self.cv, X, relevance, qid)
         base.loss_, base.n_features_in_ = get_loss(self.loss), X.shape[1]
-        args = [(base, X, y, relevance, qid, train, test, Cs, scorer) for train, test in folds]
+        # folds in parallel run one kernel thread each; one at a time, every core
+        args = [(base, X, y, relevance, qid, train, test, Cs, scorer, 1) for train, test in folds]
         if self.client is not None:
             client = self.client
             shared = client.scatter([X, y, relevance, qid], broadcast=True)
-            futures = [client.submit(fold_path, base, *shared, train, test, Cs, scorer, pure=False)
+            futures = [client.submit(fold_path, base, *shared, train, test, Cs, scorer, 1,
+                                     pure=False)
                        for train, test in folds]
             paths = client.gather(futures)
         elif self.n_jobs not in (None, 1):
             from joblib import Parallel, delayed
             paths = Parallel(n_jobs=self.n_jobs)(delayed(fold_path)(*a) for a in args)
         else:
-            paths = [fold_path(*a) for a in args]
+            paths = [fold_path(*a[:-1]) for a in args]
         self.Cs_ = Cs
         self.scores_ = np.array([p[0] for p in paths])
         self.n_iter_path_ = np.array([p[1] for p in paths])
