@@ -76,6 +76,10 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         """Fit on X (dense or CSR), labels y (relevant: > 0, or the second of two
         non-numeric classes) and optional queries; or on X from
         ``svmrank.dask.read_svmlight`` (y and qid None), trained on its Dask cluster."""
+        return self._fit(X, y, qid)
+
+    def _fit(self, X, y, qid, w0=None):
+        """:meth:`fit`, the learner started from ``w0`` (default 0) on data in memory."""
         self._check_common()
         if is_partitioned(X):
             return self._fit_partitioned(X, y, qid)
@@ -84,7 +88,7 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         if getattr(self, "approx", None) is not None:
             return self._fit_approx(X, y, qid)
         problem = RankingProblem(X, y, qid=qid, loss=self.loss, lai=self.lai)
-        result = self._run(problem)
+        result = self._run(problem, w0=w0)
         self.loss_ = get_loss(self.loss)
         self.coef_ = result.w
         self.intercept_ = 0.0

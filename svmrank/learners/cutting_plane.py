@@ -339,15 +339,17 @@ class _Run:
         self.w, self.xi, self.primal, self.dual = None, 0.0, np.inf, 0.0
 
     def restore(self, planes, n_features):
-        """Start from another run's planes and dual variables (scaled under the cap C);
-        D(z) is then already a lower bound on the optimum."""
+        """Start from another run's active planes (z > 0) and their dual variables
+        (scaled under the cap C); D(z) is then already a lower bound on the optimum."""
         if planes.vectors.shape != (planes.losses.size, n_features):
             raise ValueError(f"warm_start: its planes have {planes.vectors.shape[1]} features; "
                              f"the problem has {n_features}")
-        if not planes.losses.size:
+        active = planes.z > 0  # (the inactive planes would only grow the QP)
+        if not active.any():
             return
-        self.ws.add(planes.vectors.tocsr(), planes.losses, True, np.full(planes.losses.size, -1))
-        z = np.maximum(planes.z, 0.0)
+        self.ws.add(planes.vectors[active].tocsr(), planes.losses[active], True,
+                    np.full(int(active.sum()), -1))
+        z = planes.z[active]
         if z.sum() > self.C:
             z *= self.C / z.sum()
         self.ws.z = z
