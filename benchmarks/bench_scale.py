@@ -69,7 +69,7 @@ def section_cv(args):
         if name == "APSVMCV":
             C, cv_ap, notes = model.C_, model.best_score_, (
                 f"{int(model.n_iter_path_.sum())} iterations over the 21 fold fits "
-                f"(cold fit at C_: {model.n_iter_})")
+                f"(refit at C_ from the folds' mean w: {model.n_iter_})")
         else:
             C, cv_ap, notes = model.best_params_["C"], model.best_score_, ""
         test_ap[name] = average_precision(yt, model.decision_function(Xt))

@@ -9,6 +9,7 @@ from sklearn.model_selection import GroupKFold, StratifiedKFold
 
 from .._validation import check_int, check_matrix
 from ..learners.cutting_plane import cutting_plane
+from .. import metrics
 from ..losses import get_loss
 from ..metrics import average_precision, mean_over_ranked_queries, ndcg, roc_auc
 from ..parallel import effective_n_jobs, threads
@@ -53,10 +54,17 @@ def _default_scorer(estimator, X, y, qid=None):
 def check_scoring(scoring):
     """``scoring=`` as a callable ``scorer(estimator, X, y, qid=...)``: None is the
     estimator's ``score`` (the measure its loss targets), a string one of
-    ``_MEASURES``."""
+    ``_MEASURES`` or, where svmrank.metrics has it, any name ``make_ranking_scorer``
+    takes ("ndcg@10", "mrr", ...)."""
     if scoring is None:
         return _default_scorer
     if isinstance(scoring, str):
+        factory = getattr(metrics, "make_ranking_scorer", None)  # (where the package has it)
+        if scoring not in _MEASURES and factory is not None:
+            try:
+                return factory(scoring)
+            except ValueError as exc:
+                raise ValueError(f"scoring: {exc}") from None
         if scoring not in _MEASURES:
             raise ValueError(f"scoring: unknown measure {scoring!r}; expected a callable "
                              f"scorer(estimator, X, y, qid=...) or one of {sorted(_MEASURES)}")
