@@ -38,7 +38,8 @@ def test_warm_start_reaches_the_cold_objective_at_every_C(make, line_search):
     previous = None
     for C in CS:
         cold = cutting_plane(problem, C, eps, line_search=line_search)
-        warm = cutting_plane(problem, C, eps, line_search=line_search, warm_start=previous)
+        warm = cutting_plane(problem, C, eps, line_search=line_search, warm_start=previous,
+                             keep_planes=True)
         # both primal objectives lie within C ε of the optimum, above each one's dual
         assert abs(warm.primal_objective - cold.primal_objective) <= C * eps + 1e-12
         assert warm.dual_objective <= cold.primal_objective + 1e-9 * max(1, C)
@@ -49,7 +50,7 @@ def test_warm_start_reaches_the_cold_objective_at_every_C(make, line_search):
 def test_warm_start_from_a_larger_C_and_none_is_the_cold_run():
     X, y, qid = ranking_data(seed=1)
     problem = RankingProblem(X, y, qid=qid)
-    big = cutting_plane(problem, 100.0, 1e-4)
+    big = cutting_plane(problem, 100.0, 1e-4, keep_planes=True)
     down = cutting_plane(problem, 1.0, 1e-4, warm_start=big)  # the dual is scaled under C
     cold = cutting_plane(problem, 1.0, 1e-4)
     assert abs(down.primal_objective - cold.primal_objective) <= 1e-4
@@ -60,7 +61,8 @@ def test_warm_start_from_a_larger_C_and_none_is_the_cold_run():
 
 def test_warm_start_planes_of_another_problem_are_refused():
     X, y, qid = ranking_data()
-    res = cutting_plane(RankingProblem(X, y, qid=qid), 1.0)
+    res = cutting_plane(RankingProblem(X, y, qid=qid), 1.0, keep_planes=True)
+    assert cutting_plane(RankingProblem(X, y, qid=qid), 1.0).planes is None
     with pytest.raises(ValueError, match="warm_start"):
         cutting_plane(RankingProblem(X[:, :3], y, qid=qid), 1.0, warm_start=res,
                       w0=np.zeros(3))

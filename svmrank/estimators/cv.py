@@ -113,7 +113,8 @@ def _walk(model, X, y, relevance, qid, train, test, Cs, scorer):
     scores, previous, n_iter, weights = [], None, [], []
     for C in Cs:
         previous = cutting_plane(problem, float(C), float(model.epsilon),
-                                 max_iter=int(model.max_iter), verbose=0, warm_start=previous)
+                                 max_iter=int(model.max_iter), verbose=0, warm_start=previous,
+                                 keep_planes=True)
         fitted = model.set_params(C=float(C))
         fitted.coef_, fitted.intercept_ = previous.w, 0.0
         scores.append(float(scorer(fitted, X[test], y[test], qid=qid_test)))

@@ -49,8 +49,8 @@ class CuttingPlaneResult:
     history : list of dict
         One entry per iteration: iteration, constraints, violation, objective, time.
     planes : WorkingSetPlanes or None
-        The cutting planes in the working set at the end and their dual variables,
-        which ``cutting_plane(..., warm_start=result)`` starts from.
+        With ``keep_planes``: the cutting planes in the working set at the end and
+        their dual variables, which ``cutting_plane(..., warm_start=result)`` starts from.
     """
 
     w: np.ndarray
@@ -236,7 +236,7 @@ def _check_nonpositive(nonpositive, n_features):
 
 def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive=None,
                   hard_constraints=None, verbose=0, out=None, max_idle=50, line_search="auto",
-                  warm_start=None):
+                  warm_start=None, keep_planes=False):
     """Train a structural SVM by the 1-slack cutting-plane algorithm.
 
     Parameters
@@ -280,6 +280,9 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
         A run on the same problem (at any C): start from its w (unless ``w0`` is given)
         and its working set's planes and dual variables, e.g. along an increasing path of
         C. Without it the run is exactly the cold one.
+    keep_planes : bool
+        Return the final working set's planes in the result (``planes``, what
+        ``warm_start`` reads); off by default, as they take k × n_features floats.
 
     Returns
     -------
@@ -324,7 +327,8 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
     return CuttingPlaneResult(w=run.w, xi=run.xi, n_iter=len(run.history),
                               n_constraints=run.ws.n_planes, primal_objective=run.primal,
                               dual_objective=run.dual, duality_gap=run.primal - run.dual,
-                              converged=converged, history=run.history, planes=run.ws.planes())
+                              converged=converged, history=run.history,
+                              planes=run.ws.planes() if keep_planes else None)
 
 
 class _Run:
