@@ -7,7 +7,6 @@ The suite runs about 22,000 inputs; ``pytest tests/test_fuzz.py --fuzz-long`` ru
 times as many (see benchmarks/README.md for the last long run).
 """
 import contextlib
-import contextvars
 import io
 import os
 import random
@@ -208,13 +207,7 @@ def make_argv(rng, tokens):
 
 
 def parse_outcome(script, argv):
-    """The options ``parse_options`` gives ``argv``, or its CLIError's message (parsed
-    in a context of its own, as the console scripts run: ``--threads`` sets the
-    kernels' threads for the context)."""
-    return contextvars.copy_context().run(parse_in_context, script, argv)
-
-
-def parse_in_context(script, argv):
+    """The options ``parse_options`` gives ``argv``, or its CLIError's message."""
     with contextlib.redirect_stdout(io.StringIO()):
         try:
             return vars(script.parse_options(argv))
