@@ -5,7 +5,10 @@ which imports svmrank and its estimators, notes its peak RSS (``ru_maxrss``), ru
 operation and notes the peak again; the table shows the difference, what the operation
 adds over an idle process with its imports, divided by the size of the input: the
 file's bytes and the CSR size of X (data + indices + indptr bytes). A fit's peak
-includes reading its data (the "read" column is that part alone).
+includes reading its data (the "read" column is that part alone). "After the read" is
+what the operation's own peak adds to the resident size once the data is read (Linux:
+VmHWM reset through /proc/self/clear_refs), so that buffers the reader freed do not hide
+it; issue 28 bounds it for a fit by 2x X's CSR size plus O(n).
 
 Operations: ``load_svmlight`` of w8a.train and MQ2008 Fold1 train, and the same files
 through ``iter_svmlight`` in 1 MiB chunks (the CSR column: all chunks together); APSVM(C=1e5) on
@@ -63,6 +66,28 @@ def max_rss_bytes():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
 
 
+def status_bytes(field):
+    """A /proc/self/status field (VmRSS, VmHWM) in bytes, or None off Linux."""
+    try:
+        with open("/proc/self/status") as fh:
+            return next(int(l.split()[1]) * 1024 for l in fh if l.startswith(field + ":"))
+    except (OSError, StopIteration):
+        return None
+
+
+def mark_read(marks):
+    """The peak once the data is read; then the resident size, and the kernel's peak
+    (VmHWM) reset to it, so that what the operation adds beyond the data it holds is
+    measured apart from the reader's freed buffers."""
+    marks["read"] = max_rss_bytes()
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        marks["resident"] = status_bytes("VmRSS")
+    except OSError:
+        marks["resident"] = None
+
+
 def csr_bytes(X):
     return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
 
@@ -73,12 +98,12 @@ def run_operation(name, path, model_path, marks):
     if name == "classify":
         model = read_model(model_path)
         X, _, _ = load_svmlight(path, n_features=model.n_features)
-        marks["read"] = max_rss_bytes()
+        mark_read(marks)
         from_model(model).decision_function(X)
         return X
     if name == "fit-latent":
         X, y, bags, _ = load_bags(path)
-        marks["read"] = max_rss_bytes()
+        mark_read(marks)
         LatentAPSVM(random_state=0).fit(X, y, bags=bags)
         return X
     if name.startswith("read-chunked"):
@@ -86,19 +111,20 @@ def run_operation(name, path, model_path, marks):
         for X, _, _, _ in iter_svmlight(path, chunk_bytes=CHUNK):
             total += csr_bytes(X)
             del X
-        marks["read"] = max_rss_bytes()
+        mark_read(marks)
         return total
     if name == "fit-hoap":
         X, labels, _ = load_svmlight(path, n_features=1433)
         edges = edges_from_file(path.with_name("cora.edges.txt"), n_samples=X.shape[0])
-        marks["read"] = max_rss_bytes()
+        mark_read(marks)
         HOAPSVM(pairwise_features=[]).fit(X, (labels == 0).astype(np.float64), edges=edges)
         return X
     X, y, qid = load_svmlight(path)
-    marks["read"] = max_rss_bytes()
+    mark_read(marks)
     if name == "fit-apsvm":
         est = APSVM(C=1e5).fit(X, y)
-        marks["peak"] = max_rss_bytes()  # before writing the model for "classify"
+        marks["peak"] = max(marks["read"], max_rss_bytes())  # (before writing the model)
+        marks["peak_hwm"] = status_bytes("VmHWM")
         write_model(model_path, to_model(est, n_train=X.shape[0]))
     elif name == "fit-ranksvm":
         RankSVM(loss="ndcg").fit(X, y, qid=qid)
@@ -114,9 +140,12 @@ def child(name, model_path):
     t0 = time.perf_counter()
     X = run_operation(name, path, model_path, marks)
     seconds = time.perf_counter() - t0
-    peak = marks.get("peak", max_rss_bytes())
+    hwm = marks.get("peak_hwm", status_bytes("VmHWM"))
+    after = None if marks["resident"] is None or hwm is None else hwm - marks["resident"]
+    # (ru_maxrss restarted from the resident size at the VmHWM reset)
+    peak = marks.get("peak", max(marks["read"], max_rss_bytes()))
     import svmrank
-    print(json.dumps(dict(base=base, read=marks["read"] - base, peak=peak - base,
+    print(json.dumps(dict(base=base, read=marks["read"] - base, peak=peak - base, after=after,
                           file=os.path.getsize(path),
                           csr=X if isinstance(X, int) else csr_bytes(X), seconds=seconds,
                           svmrank=svmrank.__file__)))
@@ -151,6 +180,8 @@ def main(argv=None):
             rows.append([op, data, f"{r['file'] / MB:.2f}", f"{r['csr'] / MB:.2f}",
                          f"{r['read'] / MB:.1f}", f"{r['peak'] / MB:.1f}",
                          f"{r['peak'] / r['file']:.2f}", f"{r['peak'] / r['csr']:.2f}",
+                         "—" if r["after"] is None or name.startswith("read")
+                         else f"{r['after'] / MB:.1f} ({r['after'] / r['csr']:.2f}x)",
                          f"{r['seconds']:.2f}"])
             print(f"  {name} done ({r['seconds']:.1f}s, svmrank from {r['svmrank']})",
                   file=sys.stderr, flush=True)
@@ -158,7 +189,8 @@ def main(argv=None):
           f"{max(base) / MB:.0f} MB (not counted below)")
     print()
     print_table(["operation", "data", "file MB", "CSR MB", "read adds MB", "peak adds MB",
-                 "peak / file bytes", "peak / CSR bytes", "s"], rows)
+                 "peak / file bytes", "peak / CSR bytes", "after the read MB (/ CSR)", "s"],
+                rows)
 
 
 if __name__ == "__main__":

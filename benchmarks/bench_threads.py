@@ -14,6 +14,7 @@ of it for the fit).
 Usage: python benchmarks/bench_threads.py [--threads N] [--queries Q] [--quick]
 """
 import argparse
+import multiprocessing
 import os
 import sys
 import time
@@ -82,9 +83,36 @@ def fit_row(name, X, y, qid, n_threads, C, repeat):
             f"{best[0] / best[1]:.2f}x", same]
 
 
+def _spin(n=3_000_000):
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+
+def free_cores(n_threads, repeat=3):
+    """Control: one CPU loop alone against n_threads copies in parallel processes, best
+    of ``repeat``; n_threads x t1 / tN is the speed-up the machine has room for now."""
+    alone = together = np.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        _spin()
+        alone = min(alone, time.perf_counter() - t0)
+        procs = [multiprocessing.Process(target=_spin) for _ in range(n_threads)]
+        t0 = time.perf_counter()
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join()
+        together = min(together, time.perf_counter() - t0)
+    return n_threads * alone / together
+
+
 def threads_section(n_threads=2, n_queries=20_000, quick=False):
     """Print the "threads" tables."""
     print(machine_line())
+    print(f"Control: {n_threads} processes of a CPU loop run {free_cores(n_threads):.2f}x "
+          "as much work per second as one (the speed-up the machine has room for now)")
     path = shared_file_or_exit("mq2008", "Fold1", "train.txt")
     Xm, ym, qm = load_svmlight(path)
     ym = (ym > 0).astype(np.float64)

@@ -1145,6 +1145,7 @@ cdef char* _ws_mem = NULL
 cdef size_t _ws_bytes = 0
 _ws_lock = threading.Lock()
 WORKSPACE_CAP = 1 << 28  # bytes of work arrays kept between calls (256 MB)
+PARALLEL_MIN_ROWS = 1 << 14  # fewer samples in all: one thread
 
 
 def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
@@ -1166,8 +1167,8 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
     For loss = LOSS_USER, ``user_steps(lo, hi, j, P, N)`` returns the float64 array of
     delta_j(i+1) - delta_j(i) for i in lo..hi-1, ``user_dmax`` bounds their size, and
     the returned losses are 0 (objectives hold F only): the caller adds the loss.
-    ``n_threads`` > 1 spreads the queries over that many OpenMP threads (a user loss
-    runs on one: its steps are Python calls); the results do not depend on it.
+    ``n_threads`` > 1 spreads the queries over that many OpenMP threads (a user loss,
+    or fewer than PARALLEL_MIN_ROWS samples, run on one); the results do not depend on it.
     Inputs are assumed valid (checked in svmrank.inference).
     """
     global _ws_mem, _ws_bytes
@@ -1188,7 +1189,10 @@ def lai_queries(const double[::1] scores, const unsigned char[::1] relevant,
     # bucket tables of the qs split (qs_buckets), for queries large enough to use them
     kb = (bucket_count(largest) + 2 if method == METHOD_QS and BUCKET_MIN_N <= largest < BUCKET_MAX_N
           else 0)
-    n_used = 1 if loss == LOSS_USER else <int> max(1, min(n_threads, n_queries))
+    # (a user loss calls Python; below PARALLEL_MIN_ROWS samples, waking threads costs
+    # more than it saves)
+    n_used = (1 if loss == LOSS_USER or offsets[n_queries] - offsets[0] < PARALLEL_MIN_ROWS
+              else <int> max(1, min(n_threads, n_queries)))
     one = work_bytes(m, kb)
     need = one * n_used
     # One block for all work arrays, kept between calls (up to WORKSPACE_CAP bytes):

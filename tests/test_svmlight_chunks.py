@@ -54,6 +54,9 @@ def test_file_object_errors():
         stream = io.BytesIO(gzip.compress(TEXT)[:-12])
         stream.name = "data.gz"
         list(iter_svmlight(stream, n_features=5))
+    for pack in (gzip.compress, bz2.compress, lzma.compress):  # truncated
+        with pytest.raises(InputFormatError, match=r"^<file object>: cannot decompress"):
+            load_svmlight(io.BytesIO(pack(TEXT)[:-12]))
     zipped = io.BytesIO(b"PK\x03\x04rest")
     with pytest.raises(InputFormatError, match="zip-compressed"):
         load_svmlight(zipped)

@@ -138,11 +138,17 @@ def check_perf_settings(args):
         raise CLIError(f"--p: expected a fraction >= 0, got {args.perf_p:g}")
 
 
+# True inside run(): a command's own context, where --threads may set the thread count
+# (parsing elsewhere, as the tests do, changes nothing)
+_IN_COMMAND = contextvars.ContextVar("svmrank_cli_command", default=False)
+
+
 class _ThreadsAction(argparse.Action):
     def __call__(self, parser, namespace, value, option_string=None):
         if value < 1:
             raise CLIError(f"--threads: expected an integer >= 1, got {value}")
-        set_threads(value)
+        if _IN_COMMAND.get():
+            set_threads(value)
         setattr(namespace, self.dest, value)
 
 
@@ -194,14 +200,14 @@ def example_place(path, k):
     """'line N' of the k-th example (0-based) of an SVMlight file, for a message about
     it once the file is parsed (read again: only on that error path), or 'example k+1'
     when the file cannot be read again (a pipe)."""
-    from ..io.svmlight import example_lines
+    from ..io.svmlight import example_lines, open_data
     try:
         if os.path.isfile(path):
-            with open(path, "rb") as fh:
+            with open_data(path) as (fh, _):  # (decompressed, as it was read)
                 lines = example_lines(fh.read())
             if k < len(lines):
                 return f"line {lines[k]}"
-    except OSError:
+    except (OSError, EOFError):
         pass
     return f"example {k + 1}"
 
@@ -272,6 +278,7 @@ class _ReaderGone:
 
 
 def _all_cores_then(main, argv):
+    _IN_COMMAND.set(True)
     set_threads(None)
     return main(argv)
 

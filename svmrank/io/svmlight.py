@@ -287,7 +287,7 @@ def load_svmlight_with_lines(path, n_features=None, ignore_extra_features=False,
 
 def _load(path, n_features, ignore_extra_features, return_comments, max_index, warn_mixed_qid):
     with open_data(path) as (fh, source):
-        buf = fh.read()
+        buf = _read_chunk(fh, -1, source)
     X, y, qid, comments = parse_svmlight_bytes(buf, source, n_features, ignore_extra_features,
                                                return_comments,
                                                extra_hint=" (n_features; pass ignore_extra_features=True "

@@ -88,10 +88,12 @@ class SparseProducts:
         self.X = X
         self._fast = _int32(X) and X.nnz <= COPY_MAX_NNZ
         if self._fast:
-            self._by_rows = _RowsByLength(X)
+            # Xᵀ first, dropped before the row copy is made: at most two copies at once
             Xt = X.T.tocsr()
             self._fast = _int32(Xt)
             self._by_cols = _RowsByLength(Xt) if self._fast else None
+            del Xt
+            self._by_rows = _RowsByLength(X) if self._fast else None
 
     def matvec(self, w):
         """X w."""

@@ -49,7 +49,8 @@ class RankingProblem(LinearScoreProblem):
                           "or no non-relevant sample and are skipped", UserWarning, stacklevel=3)
         keep = np.concatenate([order[a:b] for a, b, u in zip(offsets[:-1], offsets[1:], usable) if u])
         self.rows = keep
-        super().__init__(X[keep])
+        in_place = keep.size == X.shape[0] and bool(np.all(keep == np.arange(keep.size)))
+        super().__init__(X if in_place else X[keep])  # (no copy of X when rows stay put)
         self.relevant = y[keep] > 0
         self.offsets = np.concatenate([[0], np.cumsum(sizes[usable])]).astype(np.int64)
         self.n_queries = int(usable.sum())
