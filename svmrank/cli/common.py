@@ -154,6 +154,14 @@ def plot_if_asked(args, function, *plot_args, **kwargs):
         write_plot(args.plot, function, *plot_args, **kwargs)
 
 
+def plot_pr_if_asked(args, y, scores, qid):
+    """The classifiers' ``--plot``: the precision-recall curve of ``scores``, the mean
+    over the queries (with a band) when ``qid`` has several, else one curve."""
+    if getattr(args, "plot", None):
+        kind = "mean" if qid is not None and len(np.unique(qid)) > 1 else "overall"
+        write_plot(args.plot, "pr_curve", y, scores, qid, kind=kind)
+
+
 def write_plot(path, function, *args, **kwargs):
     """Draw a figure with ``svmrank.plot.<function>(*args, ax=..., **kwargs)`` and save
     it atomically to ``path`` (its format from the file name's extension, png by
