@@ -141,9 +141,9 @@ def training_info(model):
         ``epsilon``, ``iterations``, ``n_train``, ``latent`` (bool),
         ``cccp_iterations``, ``model``, ``eta``, ``bias``, ``pairwise`` (list of
         (feature index or "b", weight)), ``k_fraction``, ``w_scale`` (the file's weights
-        over those of the estimator at C: svm_perf_learn's models); for a multiclass file ``model``, ``k``,
-        ``loss``, ``C``, ``epsilon``, ``epochs``, ``gap`` and ``n_train``. Empty (but
-        for ``n_train``) for a file of another tool.
+        over those of the estimator at C: svm_perf_learn's models); for a multiclass
+        file ``model``, ``k``, ``loss``, ``C``, ``epsilon``, ``epochs``, ``gap`` and
+        ``n_train``. Empty (but for ``n_train``) for a file of another tool.
     """
     if isinstance(model, MulticlassModel):
         return {**_parsed(_MULTICLASS_KEYS, model.metadata), "n_train": int(model.n_train)}
@@ -275,9 +275,10 @@ def from_model(model, latent=None):
     model; the bags' best candidate for a latent one, max-marginal differences over
     ``edges`` for a high-order one); the hyper-parameters the metadata holds (C,
     epsilon, loss, η, bias (BinarySVM's and LatentSVM's too), pairwise features, k)
-    are restored, the others are the class defaults. A file with ``w_scale`` (svm_perf_learn's zero/one, ROC area and
-    AP models: SVM-perf's weights) scores as svm_perf_classify does, and refitting the
-    estimator on the training data gives ``coef_`` = the file's ``w / w_scale``.
+    are restored, the others are the class defaults. A file with ``w_scale``
+    (svm_perf_learn's zero/one, ROC area and AP models: SVM-perf's weights) scores as
+    svm_perf_classify does, and refitting the estimator on the training data gives
+    ``coef_`` = the file's ``w / w_scale``.
 
     Parameters
     ----------
