@@ -244,3 +244,21 @@ def test_console_scripts_start_without_the_estimators():
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_binary_bias_round_trips(tmp_path, ranking, bag_data):
+    """BinarySVM's and LatentSVM's bias (svm_learn -b 0, svm_perf_learn --b) is kept,
+    so that the estimator read back refits the same problem; the default 1 is not
+    written (files stay as they were)."""
+    X, y, _ = ranking
+    for bias in (0.0, 0.5, 1.0):
+        est = BinarySVM(C=3.0, epsilon=0.01, bias=bias).fit(X, y)
+        model = to_model(est)
+        assert ("bias" in model.metadata) == (bias != 1.0)
+        back = from_model(through_file(tmp_path, model))
+        assert back.bias == bias
+        np.testing.assert_allclose(back.decision_function(X), est.decision_function(X),
+                                   rtol=1e-6, atol=1e-8)
+    Xb, yb, bags, _ = bag_data
+    latent = LatentSVM(C=1.0, bias=0.5, max_outer_iter=2).fit(Xb, yb, bags=bags)
+    assert from_model(through_file(tmp_path, to_model(latent))).bias == 0.5

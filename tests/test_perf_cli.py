@@ -7,6 +7,7 @@ import pytest
 import svmrank._perf_fast  # noqa: F401  (a missing kernel fails, never skips)
 from svmrank.cli import perf_classify, perf_learn
 from svmrank.estimators import BinarySVM, RankSVM
+from svmrank.io.estimator_model import from_model, training_info
 from svmrank.io.model_file import read_model
 from svmrank.io.svmlight import load_svmlight
 from svmrank.problems.perf import perf_scale
@@ -60,6 +61,22 @@ def test_model_is_svm_perfs_scale_of_ours(train, argv, loss, c_factor, w_factor)
     # (the file keeps 8 digits)
     np.testing.assert_allclose(w, w_factor * est.coef_, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(b, -w_factor * est.intercept_, rtol=1e-7, atol=1e-9)
+    # the metadata: C and epsilon of the estimator, and the weights' scale to it
+    info = training_info(read_model(model))
+    assert info["C"] == pytest.approx(common["C"]) and info["loss"] == loss
+    assert info.get("w_scale", 1.0) == pytest.approx(w_factor, rel=1e-15)
+    # round trip: svm_perf_classify's output is what from_model's estimator scores,
+    # and refitting that estimator gives the file's weights over w_scale
+    out = str(tmp / "pred")
+    assert perf_classify.main(["-v", "0", path, model, out]) == 0
+    back = from_model(read_model(model))
+    written = np.loadtxt(out)
+    np.testing.assert_allclose(written, back.decision_function(X), rtol=0, atol=5e-9)
+    assert np.array_equal(np.char.mod("%.8f", back.decision_function(X)),
+                          open(out).read().split())
+    assert back.C == pytest.approx(common["C"])
+    refit = back.set_params(max_iter=10000).fit(X, y)
+    np.testing.assert_allclose(w_factor * refit.coef_, w, rtol=1e-7, atol=1e-9)
 
 
 def test_classify_writes_svm_perfs_format(train, capsys):

@@ -143,3 +143,24 @@ def test_console_scripts_write_figures(tmp_path):
     assert topk_classify.main(["-v", "0", "--plot", str(topk), str(multi), str(tmp_path / "tm"),
                                str(tmp_path / "tout")]) == 0
     assert topk.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_dialect_classifiers_write_pr_curves(tmp_path):
+    """svm_rank_classify, svm_perf_classify and svm_classify take --plot as
+    svm_ap_classify does: the precision-recall curve of the scores they write."""
+    from svmrank.cli import light_classify, light_learn, perf_classify, rank_classify
+    X, y, qid = make_ranking(n_samples=120, n_features=6, n_queries=3, random_state=2)
+    ranked = tmp_path / "ranked.dat"
+    dump_svmlight(ranked, X, y, qid)
+    binary = tmp_path / "binary.dat"
+    dump_svmlight(binary, X, np.where(y > 0, 1.0, -1.0))
+    model = tmp_path / "model"
+    assert light_learn.main(["-v", "0", "-c", "0.1", str(binary), str(model)]) == 0
+    for script, data in ((rank_classify, ranked), (perf_classify, binary),
+                         (light_classify, binary)):
+        png = tmp_path / f"{script.__name__.rsplit('.', 1)[1]}.png"
+        assert script.main(["-v", "0", "--plot", str(png), str(data), str(model),
+                            str(tmp_path / "out")]) == 0
+        assert png.read_bytes()[:4] == b"\x89PNG"
+    args = rank_classify.DIALECT.parse(["--plot", "pr.svg", "t", "m", "p"])
+    assert args.plot == "pr.svg"

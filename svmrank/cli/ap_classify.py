@@ -18,7 +18,7 @@ from ..io.svmlight import load_svmlight
 from .._validation import query_segments
 from ..metrics import (average_precision, is_ranked, ndcg, precision_at_k, reciprocal_rank,
                        roc_auc)
-from .common import CLIError, nonempty, plot_if_asked, refuse_overflowing_rows, run
+from .common import CLIError, nonempty, plot_pr_if_asked, refuse_overflowing_rows, run
 from .dialects import (UNUSED, USED, Dialect, Option, classifier_positionals, plot_options,
                        verbosity_options)
 
@@ -117,8 +117,7 @@ def classify(argv):
                       "exact scores", UserWarning, stacklevel=2)
     with atomic_write(args.output_file) as fh:
         fh.write("".join(f"{s:.8f}\n" for s in scores.tolist()))
-    plot_if_asked(args, "pr_curve", y, scores, qid, kind="mean" if len(np.unique(qid)) > 1
-                  else "overall")
+    plot_pr_if_asked(args, y, scores, qid)
     if args.v >= 1:
         queries = qid if (qid != 0).any() else None
         print(summary(y, scores, queries, info.get("loss"), runtime,

@@ -117,14 +117,14 @@ def training_summary(result, elapsed, stopped="Stopped at -# (not converged)",
             f"{elapsed:.2f}s.")
 
 
-def fit_and_write(estimator, X, y, args, written, **fit_kwargs):
+def fit_and_write(estimator, X, y, args, written, version=None, **fit_kwargs):
     """Fit ``estimator`` (a ValueError names ``args.example_file``), write its SVM-light
-    model to ``args.model_file`` and, at ``args.v >= 1``, print the summary then
-    ``written``."""
+    model to ``args.model_file`` (its version line ``version``, default V6.20) and, at
+    ``args.v >= 1``, print the summary then ``written``."""
     import time
 
     from ..io.estimator_model import to_model
-    from ..io.model_file import write_model
+    from ..io.model_file import VERSION, write_model
     start = time.perf_counter()
     try:
         estimator.fit(X, y, **fit_kwargs)
@@ -133,7 +133,8 @@ def fit_and_write(estimator, X, y, args, written, **fit_kwargs):
     elapsed = time.perf_counter() - start
     stop_if_interrupted(args, estimator)
     plot_if_asked(args, "training_curves", estimator)
-    write_model(args.model_file, to_model(estimator, n_train=X.shape[0]))
+    write_model(args.model_file, to_model(estimator, n_train=X.shape[0]),
+                version=version or VERSION)
     if args.v >= 1:
         summary = training_summary(estimator.result_, elapsed, "Stopped (not converged)",
                                    getattr(estimator, "interrupted_", False))
@@ -151,6 +152,14 @@ def plot_if_asked(args, function, *plot_args, **kwargs):
     """:func:`write_plot` to ``--plot`` FILE when it was given."""
     if getattr(args, "plot", None):
         write_plot(args.plot, function, *plot_args, **kwargs)
+
+
+def plot_pr_if_asked(args, y, scores, qid):
+    """The classifiers' ``--plot``: the precision-recall curve of ``scores``, the mean
+    over the queries (with a band) when ``qid`` has several, else one curve."""
+    if getattr(args, "plot", None):
+        kind = "mean" if qid is not None and len(np.unique(qid)) > 1 else "overall"
+        write_plot(args.plot, "pr_curve", y, scores, qid, kind=kind)
 
 
 def write_plot(path, function, *args, **kwargs):

@@ -11,8 +11,8 @@ from ..io.atomic import atomic_write, check_writable
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .ap_classify import to_model_width
-from .common import refuse_overflowing_rows, run
-from .dialects import USED, Dialect, Option, classifier_positionals
+from .common import plot_pr_if_asked, refuse_overflowing_rows, run
+from .dialects import USED, Dialect, Option, classifier_positionals, plot_options
 
 DIALECT = Dialect(
     "svm_classify", f"svmrank {__version__}: apply a linear SVM-light model to examples "
@@ -31,6 +31,7 @@ DIALECT = Dialect(
         Option("-f", USED, type=int, default=1, metavar="1", only=(1,),
                refuse="{flag} {value} is not supported: only -f 1 (decision values)",
                help="output format: 1 = value of the decision function (the only one)"),
+        *plot_options("the precision-recall curve"),
     ])
 
 
@@ -52,6 +53,7 @@ def classify(argv):
     runtime = time.process_time() - start
     with atomic_write(args.output_file) as fh:
         fh.write("".join(f"{s:.8g}\n" for s in scores.tolist()))
+    plot_pr_if_asked(args, y, scores, None)
     if args.v >= 1:
         print(summary(y, scores, runtime), flush=True)
     return 0

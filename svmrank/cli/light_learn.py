@@ -1,6 +1,7 @@
 """``svm_learn [options] example_file model_file``: SVM-light V6's linear classification
 (``-z c -t 0``) as a dialect: a binary SVM on the per-example hinge loss, written as an
-SVM-light V6.20 linear model."""
+SVM-light V6.02 linear model (the version line SVM-light V6.02's svm_classify
+requires; the layout is V6.20's)."""
 import sys
 
 import numpy as np
@@ -8,6 +9,7 @@ import numpy as np
 from .. import __version__
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
+from ..io.model_file import SVM_LIGHT_VERSION
 from ..io.svmlight import load_svmlight
 from .common import example_place, fit_and_write, positive_float, run
 from .dialects import (REFUSED, UNUSED, USED, Dialect, Option, e_option, kernel_options,
@@ -120,7 +122,8 @@ def learn(argv):
     estimator = BinarySVM(C=c_light * n, epsilon=args.e, bias=float(args.biased),
                           max_iter=100000, verbose=0)
     fit_and_write(estimator, X, np.where(y > 0, 1.0, -1.0), args,
-                  "(objective on BinarySVM's scale)\nWriting model file...done")
+                  "(objective on BinarySVM's scale)\nWriting model file...done",
+                  version=SVM_LIGHT_VERSION)
     return 0
 
 

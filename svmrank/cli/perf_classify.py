@@ -11,8 +11,9 @@ from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from ..metrics import average_precision, roc_auc
 from .ap_classify import to_model_width
-from .common import refuse_overflowing_rows, run
-from .dialects import UNUSED, Dialect, Option, classifier_positionals, verbosity_options
+from .common import plot_pr_if_asked, refuse_overflowing_rows, run
+from .dialects import (UNUSED, Dialect, Option, classifier_positionals, plot_options,
+                       verbosity_options)
 
 
 DIALECT = Dialect(
@@ -26,7 +27,8 @@ DIALECT = Dialect(
                                        "linear SVM-light model"),
     learner=False,
     options=[*verbosity_options("verbosity: 0 quiet, 1 statistics (default 1)"),
-             Option("--d", UNUSED, dest="dense", type=float, metavar="[0,1]")])
+             Option("--d", UNUSED, dest="dense", type=float, metavar="[0,1]"),
+             *plot_options("the precision-recall curve")])
 
 
 def build_parser():
@@ -80,6 +82,7 @@ def classify(argv):
     refuse_overflowing_rows(scores, args.example_file, "the score w·x - b")
     with atomic_write(args.output_file) as fh:
         fh.write("".join(f"{s:.8f}\n" for s in scores.tolist()))
+    plot_pr_if_asked(args, y, scores, None)  # (one ranking: SVM-perf ignores qid)
     if args.v >= 1:
         n = len(y)
         unlabeled = int((y == 0).sum())

@@ -150,8 +150,9 @@ def learn(argv):
     runtime = time.process_time() - start
     stop_if_interrupted(args, estimator)
     plot_if_asked(args, "training_curves", estimator)
-    # SVM-perf's weights (and threshold, -bias * w_bias) are w_factor times ours
-    ours = to_model(estimator, n_train=X.shape[0])
+    # SVM-perf's weights (and threshold, -bias * w_bias) are w_factor times ours; the
+    # metadata (C, epsilon: svmrank's) says so, so that from_model reads it back right
+    ours = to_model(estimator, n_train=X.shape[0], w_scale=None if w_factor == 1 else w_factor)
     model = LinearModel(w=w_factor * ours.w, b=w_factor * ours.b, metadata=ours.metadata)
     write_model(args.model_file, model)
     if args.v >= 1:

@@ -12,8 +12,8 @@ from ..io.atomic import atomic_write, check_writable
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .ap_classify import to_model_width
-from .common import refuse_overflowing_rows, run
-from .dialects import Dialect, classifier_positionals, verbosity_options
+from .common import plot_pr_if_asked, refuse_overflowing_rows, run
+from .dialects import Dialect, classifier_positionals, plot_options, verbosity_options
 
 DIALECT = Dialect(
     "svm_rank_classify", f"svmrank {__version__}: apply a linear ranking model to examples "
@@ -25,7 +25,9 @@ DIALECT = Dialect(
     positionals=classifier_positionals("examples to rank (SVMlight format with qid)",
                                        "linear SVM-light model"),
     learner=False,
-    options=verbosity_options("verbosity: 0 quiet, 1 statistics (default 1)"))
+    options=[*verbosity_options("verbosity: 0 quiet, 1 statistics (default 1)"),
+             *plot_options("the precision-recall curve (the mean over queries with a band, "
+                           "when there are several)")])
 
 
 def build_parser():
@@ -69,6 +71,7 @@ def classify(argv):
     runtime = time.process_time() - start
     with atomic_write(args.output_file) as fh:
         fh.write("".join(f"{s:.8f}\n" for s in scores.tolist()))
+    plot_pr_if_asked(args, y, scores, qid)
     if args.v >= 1:
         print("done", flush=True)
         print(summary(counts, runtime), flush=True)

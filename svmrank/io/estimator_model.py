@@ -6,15 +6,18 @@ Every family the console scripts write maps here, and only here:
 estimator                     model file (metadata beyond C, epsilon, ...)
 ============================  ============================================================
 RankSVM, APSVM                SVM-light, ``loss=ap|ndcg|roc``
-BinarySVM                     SVM-light, ``loss=error|zero_one|f1|prbep|prec@k|rec@k k=``
+BinarySVM                     SVM-light, ``loss=error|zero_one|f1|prbep|prec@k|rec@k``,
+                              ``k_fraction=``, ``bias=`` (when not 1)
 LatentAPSVM, LatentSSVM       SVM-light, ``loss=ap latent=1``
-LatentSVM                     SVM-light, ``loss=error latent=1``
+LatentSVM                     SVM-light, ``loss=error latent=1`` (``bias=`` when not 1)
 HOBSVM, HOAPSVM               SVM-light, ``model=hob|hoap eta= bias= pairwise=``
 TopKSVM                       SVM-multiclass, ``model=topk-svm k= loss=alpha|beta``
 ============================  ============================================================
 
 A model file of another tool (svm_learn, svm_perf_learn, svm_rank_learn,
 svm_multiclass_learn) has no such metadata and reads as a plain linear estimator.
+Our ``svm_perf_learn`` writes SVM-perf's weights, ``w_scale`` × those of the estimator
+at the file's C (svmrank's scale), and says so with ``w_scale=`` when it is not 1.
 
 Sign: SVM-light scores ``w·x − b``, an estimator ``X @ coef_ + intercept_``; the threshold
 is ``b = −intercept_`` (:func:`flip_sign`, both ways). Scale: SVM-multiclass counts its loss
@@ -79,6 +82,9 @@ _LINEAR_KEYS = {
     "bias": (_number(".17g"), float),       # value of the constant feature
     "pairwise": (_pairwise_text, _pairwise_value),
     "k_fraction": (_number(".17g"), float),  # BinarySVM's k (prec@k, rec@k): of the positives
+    # svm_perf_learn: the file holds w_scale x the weights and threshold of the estimator
+    # at C (SVM-perf's scale: svmrank.problems.perf.perf_scale's w_factor)
+    "w_scale": (_number(".17g"), float),
 }
 _MULTICLASS_KEYS = {
     "svmrank": (str, str),
@@ -134,9 +140,10 @@ def training_info(model):
         ``loss``, ``pair_loss``, ``gains``, ``k`` (RankSVM's graded losses), ``C``,
         ``epsilon``, ``iterations``, ``n_train``, ``latent`` (bool),
         ``cccp_iterations``, ``model``, ``eta``, ``bias``, ``pairwise`` (list of
-        (feature index or "b", weight)); for a multiclass file ``model``, ``k``,
-        ``loss``, ``C``, ``epsilon``, ``epochs``, ``gap`` and ``n_train``. Empty (but
-        for ``n_train``) for a file of another tool.
+        (feature index or "b", weight)), ``k_fraction``, ``w_scale`` (the file's weights
+        over those of the estimator at C: svm_perf_learn's models); for a multiclass
+        file ``model``, ``k``, ``loss``, ``C``, ``epsilon``, ``epochs``, ``gap`` and
+        ``n_train``. Empty (but for ``n_train``) for a file of another tool.
     """
     if isinstance(model, MulticlassModel):
         return {**_parsed(_MULTICLASS_KEYS, model.metadata), "n_train": int(model.n_train)}
@@ -194,6 +201,8 @@ def to_model(estimator, **training_info):
             info.update(_graded_info(estimator.loss_))
         if isinstance(estimator, (LatentAPSVM, LatentSVM)):
             info.update(latent=True, cccp_iterations=getattr(estimator, "n_outer_iter_", None))
+        if isinstance(estimator, (BinarySVM, LatentSVM)) and estimator.bias != 1.0:
+            info["bias"] = estimator.bias  # (the default 1 is left out: files stay as they were)
     info.update(training_info)
     return LinearModel(w=np.array(w, dtype=np.float64), b=flip_sign(intercept),
                        metadata=_metadata(_LINEAR_KEYS, info))
@@ -265,8 +274,11 @@ def from_model(model, latent=None):
     Its ``decision_function`` scores as the file says (``X @ w − b`` for a linear
     model; the bags' best candidate for a latent one, max-marginal differences over
     ``edges`` for a high-order one); the hyper-parameters the metadata holds (C,
-    epsilon, loss, η, bias, pairwise features, k) are restored, the others are the
-    class defaults.
+    epsilon, loss, η, bias (BinarySVM's and LatentSVM's too), pairwise features, k)
+    are restored, the others are the class defaults. A file with ``w_scale``
+    (svm_perf_learn's zero/one, ROC area and AP models: SVM-perf's weights) scores as
+    svm_perf_classify does, and refitting the estimator on the training data gives
+    ``coef_`` = the file's ``w / w_scale``.
 
     Parameters
     ----------
@@ -296,16 +308,18 @@ def from_model(model, latent=None):
     from ..estimators import HOAPSVM, HOBSVM, BinarySVM, LatentAPSVM, LatentSVM, RankSVM
     params = {key: info[key] for key in ("C", "epsilon") if key in info}
     binary = info.get("loss") == _BINARY_LOSS
+    bias = {"bias": info["bias"]} if "bias" in info else {}  # (BinarySVM's, LatentSVM's)
     if latent if latent is not None else info.get("latent", False):
+        params.update(bias if binary else {})
         estimator = (LatentSVM if binary else LatentAPSVM)(**params)
     elif info.get("model") in HIGH_ORDER_MODELS:
         return _high_order_estimator(model, HOAPSVM if info["model"] == "hoap" else HOBSVM,
                                      params)
     else:
         if binary:
-            estimator = BinarySVM(**params)
+            estimator = BinarySVM(**params, **bias)
         elif info.get("loss") in _PERF_LOSSES:
-            estimator = BinarySVM(loss=info["loss"], k=info.get("k_fraction"), **params)
+            estimator = BinarySVM(loss=info["loss"], k=info.get("k_fraction"), **params, **bias)
         else:
             loss_params, fitted = _graded_loss(info)
             estimator = RankSVM(**loss_params, **params)

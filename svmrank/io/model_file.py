@@ -1,6 +1,7 @@
 """The SVM-light "Version V6.20" linear model text file.
 
-Layout (what Joachims' svm_rank_learn / svm_perf_learn write for a linear kernel)::
+Layout (what Joachims' svm_rank_learn / svm_perf_learn write for a linear kernel;
+SVM-light V6.02's svm_learn writes the same lines under "Version V6.02")::
 
     SVM-light Version V6.20
     0 # kernel type
@@ -37,6 +38,9 @@ __all__ = ["LinearModel", "read_model", "write_model"]
 VERSION = "V6.20"
 # Older SVM-light releases whose model text has the same layout.
 READABLE_VERSIONS = ("V6.20", "V6.01", "V6.02")
+# What SVM-light V6.02's svm_learn / svm_classify write and accept (its reader refuses
+# any other version line), hence what our svm_learn writes.
+SVM_LIGHT_VERSION = "V6.02"
 N_TRAIN_KEY = "n_train"
 
 _INT = re.compile(r"[+-]?[0-9]+")
@@ -120,12 +124,12 @@ class LinearModel:
         return np.asarray(X @ self.w).ravel() - self.b
 
 
-def _format_model(model):
+def _format_model(model, version):
     w = model.w
     meta = " ".join(f"{k}={v}" for k, v in model.metadata.items() if k != N_TRAIN_KEY)
     features = "".join(f"{j + 1}:{w[j]:.8g} " for j in np.flatnonzero(w).tolist())
     return (
-        f"SVM-light Version {VERSION}\n"
+        f"SVM-light Version {version}\n"
         "0 # kernel type\n"
         "3 # kernel parameter -d \n"
         "1 # kernel parameter -g \n"
@@ -140,7 +144,7 @@ def _format_model(model):
     )
 
 
-def write_model(path, model):
+def write_model(path, model, version=VERSION):
     """Write ``model`` as an SVM-light V6.20 linear model file, atomically.
 
     The text is what svm_rank_learn / svm_perf_learn write for a linear model
@@ -148,12 +152,23 @@ def write_model(path, model):
     with alpha*y = 1), so svm_classify-family tools read it unchanged. The metadata
     (except ``n_train``, which goes to its header line) follows the ``#`` that ends
     the support vector line.
+
+    Parameters
+    ----------
+    path : str or path-like
+    model : LinearModel
+    version : {"V6.20", "V6.02", "V6.01"}
+        The version line: "V6.20" (default) as SVM-struct's tools write; "V6.02" for
+        SVM-light V6.02's ``svm_classify``, which reads no other (same layout).
     """
     if not isinstance(model, LinearModel):
         raise ValueError(f"model: expected a LinearModel, got {type(model).__name__}")
+    if version not in READABLE_VERSIONS:
+        raise ValueError(f"version: expected one of {', '.join(READABLE_VERSIONS)}, got "
+                         f"{version!r}")
     # Re-check: the attributes may have been changed since construction.
     model = LinearModel(model.w, model.b, model.metadata)
-    text = _format_model(model)
+    text = _format_model(model, version)
     with atomic_write(path) as fh:
         fh.write(text)
 
