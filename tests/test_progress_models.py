@@ -1,6 +1,7 @@
 """Issue 27 parts 2-3 on the CCCP models (latent, HOAP) and the top-k SVM: the live line,
 eval_set (and early stopping where it is offered), Ctrl-C in a starting fit."""
 import io
+import json
 import sys
 import warnings
 
@@ -13,6 +14,7 @@ from svmrank.estimators.high_order import HOAPSVM, HOBSVM
 from svmrank.estimators.latent import LatentAPSVM, LatentSSVM, LatentSVM
 from svmrank.graph import edges_from_groups
 from svmrank.progress import Monitor, plain_lines
+from test_progress import _interrupt_after_first_line
 
 
 class FakeTerminal(io.StringIO):
@@ -216,3 +218,29 @@ def test_ctrl_c_in_a_later_start_keeps_the_best_earlier_one(bags, monkeypatch):
     with pytest.warns(UserWarning, match="interrupted in start 2"):
         model = LatentAPSVM(C=1.0, n_init=3, max_outer_iter=3).fit(X, y, bags=b)
     assert model.interrupted_ and not model.converged_ and model.objectives_.shape == (1,)
+
+
+HOAP_UNTIL_SIGNALLED = """
+import json, warnings
+import numpy as np
+from svmrank.datasets import make_grouped
+from svmrank.estimators.high_order import HOAPSVM
+from svmrank.graph import edges_from_groups
+X, y, groups = make_grouped(n_samples=3000, n_features=50, n_groups=300, random_state=0)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    m = HOAPSVM(C=1e4, eta=1.0, epsilon=1e-12, max_iter=100000, verbose=2).fit(
+        X, y, edges=edges_from_groups(groups))
+print(json.dumps({"interrupted": m.interrupted_, "converged": m.converged_,
+                  "rounds": m.n_outer_iter_, "finite": bool(np.isfinite(m.coef_).all()),
+                  "warnings": [str(w.message) for w in caught]}))
+"""
+
+
+def test_sigint_in_the_hob_start_stops_the_whole_hoap_fit():
+    code, out, err = _interrupt_after_first_line([sys.executable, "-c", HOAP_UNTIL_SIGNALLED])
+    assert code == 0, err
+    report = json.loads(out.splitlines()[-1])
+    assert report["interrupted"] and not report["converged"] and report["finite"]
+    assert report["rounds"] == 0
+    assert any("interrupted during the HOB-SVM fit" in w for w in report["warnings"])

@@ -143,6 +143,9 @@ class HOBSVM(_HighOrderEstimator):
     max_iter : int
         Cap on cutting-plane iterations.
     verbose : int
+        1: a live line on a terminal (see :mod:`svmrank.progress`), plain lines
+        otherwise; HOAPSVM's plain lines are one per CCCP round (at 2, every
+        iteration's too).
 
     Attributes
     ----------

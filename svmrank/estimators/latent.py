@@ -246,7 +246,8 @@ class LatentAPSVM(_LatentEstimator):
     max_iter : int
         Cap on cutting-plane iterations per convex solve.
     verbose : int
-        1 prints one line per CCCP iteration.
+        1: a live line on a terminal (CCCP round, iteration, objective, gap; see
+        :mod:`svmrank.progress`) and one plain line per CCCP iteration.
     init : {"random", "instances"}
         "random": every initialisation draws a random candidate per positive bag (the
         paper's seeds). "instances": the first initialisation instead imputes at the
