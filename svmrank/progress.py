@@ -47,6 +47,13 @@ def sdca_line(record):
             f"{record['dual']:.10g} gap {record['gap']:.3g}")
 
 
+def _copy(w):
+    """A copy of parameters ``w``: an array, or a tuple of arrays (None kept)."""
+    if isinstance(w, tuple):
+        return tuple(None if x is None else np.array(x, copy=True) for x in w)
+    return np.array(w, copy=True)
+
+
 def _clock(seconds):
     seconds = int(round(seconds))
     h, rest = divmod(seconds, 3600)
@@ -98,6 +105,15 @@ class Monitor:
     catch_interrupt : bool
         Whether a learner should end the fit at its best point on Ctrl-C (True) or let
         KeyboardInterrupt through (False; an outer loop such as CCCP handles it).
+    plain_iterations : bool
+        Whether plain lines include one per record (True) or only :meth:`message` lines
+        (False: the CCCP models, whose plain lines are one per round; their
+        iterations still show on the live line and in the log).
+    unit : str
+        What the live line counts ("iter"; Prox-SDCA's gap checks: "epoch").
+    show_dual : bool
+        Whether the live line shows the record's primal and dual objectives (True) or
+        only the objective (False).
 
     Attributes
     ----------
@@ -109,7 +125,8 @@ class Monitor:
     """
 
     def __init__(self, verbose=0, stream=None, live=None, line=None, evaluate=None,
-                 eval_name="eval", early_stopping_rounds=None, catch_interrupt=True):
+                 eval_name="eval", early_stopping_rounds=None, catch_interrupt=True,
+                 plain_iterations=True, unit="iter", show_dual=False):
         self.verbose = int(verbose)
         self.stream = stream
         self.live = live
@@ -118,6 +135,7 @@ class Monitor:
         self.eval_name = eval_name
         self.early_stopping_rounds = early_stopping_rounds
         self.catch_interrupt = catch_interrupt
+        self.plain_iterations, self.unit, self.show_dual = plain_iterations, unit, show_dual
         self.records = []
         self.round = None
         self.best_w, self.best_score, self.best_iteration = None, -np.inf, None
@@ -161,7 +179,7 @@ class Monitor:
             score = float(self.evaluate(w))
             record[self.eval_name] = score
             if score > self.best_score:
-                self.best_score, self.best_w = score, np.array(w, copy=True)
+                self.best_score, self.best_w = score, _copy(w)
                 self.best_iteration = len(self.records) + 1
             elif (self.early_stopping_rounds is not None
                   and len(self.records) + 1 - self.best_iteration >= self.early_stopping_rounds):
@@ -177,12 +195,19 @@ class Monitor:
             return
         out = self._out()
         if not self._is_live():
-            print(text, file=out, flush=True)
+            if self.plain_iterations:
+                print(text, file=out, flush=True)
             return
-        parts = [f"iter {len(self.records)}"]
+        # (within a CCCP round: the round's own iteration count)
+        count = record["iteration"] if self.unit == "epoch" or self.round is not None \
+            else len(self.records)
+        parts = [f"{self.unit} {count}"]
         if self.round is not None:
             parts.insert(0, f"CCCP round {self.round}")
-        parts.append(f"objective {record['objective']:.6g}")
+        if self.show_dual and "dual" in record:
+            parts.append(f"primal {record['objective']:.6g}  dual {record['dual']:.6g}")
+        else:
+            parts.append(f"objective {record['objective']:.6g}")
         gap = record.get("gap")
         if gap is not None:
             parts.append(f"gap {gap:.2e}" + (f" (target {record['target']:.1e})"

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from .._validation import (check_int, check_matrix, check_positive, check_vector, check_verbose,
                            qid_from_group, query_segments)
+from ..learners.cccp import CCCPResult
 from ..learners.cutting_plane import cutting_plane
 from ..metrics import mean_over_ranked_queries, warn_without_queries
 from ..parallel import threads
@@ -216,13 +217,7 @@ class CuttingPlaneEstimator(SvmrankEstimator):
             if early_stopping_rounds is not None:
                 raise ValueError("early_stopping_rounds: needs an eval_set to score")
             return None
-        if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in (2, 3):
-            raise ValueError("eval_set: expected a tuple (X_val, y_val) or (X_val, y_val, "
-                             "qid_val)")
-        X_val = check_matrix(eval_set[0], "eval_set X_val")
-        if X_val.shape[1] != n_features:
-            raise ValueError(f"eval_set X_val: has {X_val.shape[1]} features, but the training "
-                             f"X has {n_features}")
+        X_val = check_eval_X(eval_set, n_features, "qid_val")
         y_val = check_vector(self._relevance(eval_set[1]), "eval_set y_val", n=X_val.shape[0])
         qid_val = eval_set[2] if len(eval_set) == 3 else None
         if early_stopping_rounds is not None:
@@ -236,6 +231,27 @@ class CuttingPlaneEstimator(SvmrankEstimator):
 
         return {"evaluate": evaluate, "eval_name": f"valid_{name}",
                 "early_stopping_rounds": early_stopping_rounds}
+
+    def _no_early_stopping(self, early_stopping_rounds):
+        """The CCCP models record ``eval_set`` scores but refuse early stopping."""
+        if early_stopping_rounds is not None:
+            raise ValueError(f"early_stopping_rounds: {type(self).__name__} does not stop early "
+                             "(a CCCP round's convex solve must finish before the next "
+                             "imputation, and its scores mid-round are not the round's "
+                             "result); the eval_set score of every iteration is in trace_")
+
+    def _stopped_at_start(self, start, problem, state, what):
+        """CCCP's outcome when Ctrl-C stopped the starting fit ``what`` (its
+        CuttingPlaneResult ``start``): no round run, w the start's best point, with its
+        objective on the latent ``problem`` set to ``state`` (one inference call)."""
+        w = start.w
+        loss, g = problem.most_violated(w)
+        xi = max(0.0, float(loss - w @ np.asarray(g, dtype=np.float64).ravel()))
+        warnings.warn(f"{type(self).__name__}: interrupted during {what}: the fit stops at its "
+                      "best point (no CCCP round run; not converged)", UserWarning,
+                      stacklevel=3)
+        return CCCPResult(w, state, 0.5 * float(w @ w) + float(self.C) * xi, 0, False, [],
+                          interrupted=True)
 
     def _keep_report(self, result):
         if result.converged:  # (a stopped run has its ConvergenceWarning)
@@ -258,6 +274,20 @@ class CuttingPlaneEstimator(SvmrankEstimator):
         self.converged_ = outcome.converged
         self.interrupted_ = outcome.interrupted
         self.n_iter_ = sum(r.n_iter for r in solves)
+
+
+def check_eval_X(eval_set, n_features, third=None):
+    """The validated X_val of ``eval_set = (X_val, y_val[, third])`` (without
+    ``third``: a pair only)."""
+    lengths = (2,) if third is None else (2, 3)
+    if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in lengths:
+        raise ValueError("eval_set: expected a tuple (X_val, y_val)"
+                         + (f" or (X_val, y_val, {third})" if third else ""))
+    X_val = check_matrix(eval_set[0], "eval_set X_val")
+    if X_val.shape[1] != n_features:
+        raise ValueError(f"eval_set X_val: has {X_val.shape[1]} features, but the training "
+                         f"X has {n_features}")
+    return X_val
 
 
 def is_partitioned(X):

@@ -21,7 +21,7 @@ from ..graph import max_score_labelling
 from ..learners.cccp import cccp
 from ..metrics import average_precision, mean_over_ranked_queries
 from ..problems.high_order import HighOrderFeatures, HOAPProblem, HOBProblem, LabellingSet
-from .base import CuttingPlaneEstimator, refuse_sample_weight
+from .base import CuttingPlaneEstimator, check_eval_X, refuse_sample_weight
 
 
 def _no_edges():
@@ -57,6 +57,27 @@ class _HighOrderEstimator(CuttingPlaneEstimator):
             raise ValueError(f"coef_: pairwise weight {w2[k]:g} (pairwise feature {k}) is "
                              "positive; graph cuts need w₂ <= 0 (a submodular energy)")
         return f
+
+    def _node_eval_options(self, eval_set, features):
+        """Monitor options scoring ``eval_set = (X_val, y_val[, edges_val])`` after every
+        cutting-plane iteration: the AP of the validation nodes ranked by their
+        max-marginal differences (as :meth:`score`; one max-marginal computation, a
+        graph cut per node block, each time), recorded as ``valid_ap``."""
+        if eval_set is None:
+            return {}
+        X_val = check_eval_X(eval_set, features.n_input_features, "edges_val")
+        val = self._features(X_val, eval_set[2] if len(eval_set) == 3 else None)
+        y_val = check_vector(eval_set[1], "eval_set y_val", n=X_val.shape[0])
+
+        def evaluate(w):
+            w = np.array(w, dtype=np.float64)
+            w[val.pairwise_slice] = np.minimum(w[val.pairwise_slice], 0.0)  # (as _store)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # (no ranked nodes: NaN)
+                return mean_over_ranked_queries(average_precision, y_val,
+                                                 val.ranking_scores(w), None)
+
+        return {"evaluate": evaluate, "eval_name": "valid_ap"}
 
     def _store(self, features, w):
         d = features.n_input_features
@@ -122,6 +143,9 @@ class HOBSVM(_HighOrderEstimator):
     max_iter : int
         Cap on cutting-plane iterations.
     verbose : int
+        1: a live line on a terminal (see :mod:`svmrank.progress`), plain lines
+        otherwise; HOAPSVM's plain lines are one per CCCP round (at 2, every
+        iteration's too).
 
     Attributes
     ----------
@@ -143,17 +167,30 @@ class HOBSVM(_HighOrderEstimator):
         self.max_iter = max_iter
         self.verbose = verbose
 
-    def _fit_features(self, features, y, w0=None):
+    def _fit_features(self, features, y, w0=None, report=False, monitor_options=None):
+        """The learner's result; with ``report``, kept as fitted attributes (see
+        :meth:`_run`)."""
         problem = HOBProblem(features, y, J=self.J)
         idx = np.arange(features.n_features)[features.pairwise_slice]
+        if report:
+            return self._run(problem, monitor_options, w0=w0, nonpositive=idx)
         return self._solve(problem, w0=w0, nonpositive=idx)
 
-    def fit(self, X, y, edges=None):
-        """Fit on samples X, labels y (> 0 relevant) and edges between rows of X."""
+    def fit(self, X, y, edges=None, eval_set=None, early_stopping_rounds=None):
+        """Fit on samples X, labels y (> 0 relevant) and edges between rows of X.
+
+        ``eval_set=(X_val, y_val[, edges_val])`` records the AP of the validation nodes
+        (as :meth:`score`) after every iteration as ``valid_ap`` in ``trace_``; with ``early_stopping_rounds`` the fit stops when it has
+        not improved for that many iterations and keeps the best iteration's w."""
         self._check_common()
         features = self._features(self._validate_X(X, reset=True), edges)
-        result = self._fit_features(features, y)
-        self._keep_report(result)
+        options = self._node_eval_options(eval_set, features)
+        if early_stopping_rounds is not None:
+            if not options:
+                raise ValueError("early_stopping_rounds: needs an eval_set to score")
+            options["early_stopping_rounds"] = check_int(early_stopping_rounds,
+                                                         "early_stopping_rounds")
+        result = self._fit_features(features, y, report=True, monitor_options=options or None)
         self._store(features, result.w)
         return self
 
@@ -217,9 +254,15 @@ class HOAPSVM(_HighOrderEstimator):
         self.verbose = verbose
         self.n_jobs = n_jobs
 
-    def fit(self, X, y, edges=None):
-        """Fit on samples X, labels y (> 0 relevant) and edges between rows of X."""
+    def fit(self, X, y, edges=None, eval_set=None, early_stopping_rounds=None):
+        """Fit on samples X, labels y (> 0 relevant) and edges between rows of X.
+
+        ``eval_set=(X_val, y_val[, edges_val])`` records the AP of the validation nodes
+        (as :meth:`score`) after every cutting-plane iteration, of the HOB-SVM start
+        and of every CCCP round, as ``valid_ap`` in ``trace_``.
+        ``early_stopping_rounds`` is refused (CCCP: see docs/python.md)."""
         self._check_common()
+        self._no_early_stopping(early_stopping_rounds)
         if isinstance(self.init, str) and self.init not in ("hob", "zero"):
             raise ValueError(f"init must be 'hob', 'zero' or an array, got {self.init!r}")
         if self.lai not in ("qs", "greedy"):
@@ -230,6 +273,14 @@ class HOAPSVM(_HighOrderEstimator):
             check_positive(self.init_C, "init_C")
         features = self._features(self._validate_X(X, reset=True), edges)
         relevant = HOBProblem(features, y).relevant     # validates y
+        options = self._node_eval_options(eval_set, features)
+        # (plain lines: CCCP's, one per round, and at verbose 2 every iteration's; the
+        # live line shows the iterations, the HOB-SVM start's too)
+        with self._monitoring(plain_iterations=int(self.verbose) >= 2, **options) as monitor:
+            return self._fit_cccp(features, y, relevant, monitor)
+
+    def _fit_cccp(self, features, y, relevant, monitor):
+        """The start (HOB-SVM's fit, when ``init="hob"``) and CCCP, under ``monitor``."""
         nonpositive = np.arange(features.n_features)[features.pairwise_slice]
         if not isinstance(self.init, str):
             w0 = check_vector(self.init, "init", n=features.n_features).copy()
@@ -238,7 +289,22 @@ class HOAPSVM(_HighOrderEstimator):
             hob = HOBSVM(C=self.C if self.init_C is None else self.init_C, eta=self.eta,
                          pairwise_features=self.pairwise_features, epsilon=self.epsilon,
                          bias=self.bias, max_iter=self.max_iter)
-            w0 = hob._fit_features(features, y).w
+            hob._monitor = monitor  # (its iterations on this fit's monitor)
+            try:
+                start = hob._fit_features(features, y)
+            finally:
+                del hob._monitor
+            if start.interrupted:  # (Ctrl-C: the whole fit stops at HOB-SVM's point)
+                fixed = LabellingSet.from_max_marginals(features.max_marginals(start.w),
+                                                        relevant.astype(np.uint8))
+                result = self._stopped_at_start(
+                    start, HOAPProblem(features, relevant, fixed, lai=self.lai), fixed,
+                    "the HOB-SVM fit that starts it")
+                self._keep_cccp_report(result, [start])
+                self.init_coef_, self.trace_ = start.w, monitor.records
+                self._store(features, start.w)
+                return self
+            w0 = start.w
         else:
             w0 = np.zeros(features.n_features)
         k = features.d_unary
@@ -259,15 +325,12 @@ class HOAPSVM(_HighOrderEstimator):
 
         def solve(fixed, w):
             problem = HOAPProblem(features, relevant, fixed, lai=self.lai)
-            res = self._solve(problem, w0=w, nonpositive=nonpositive,
-                              verbose=max(0, int(self.verbose) - 1))
+            res = self._solve(problem, w0=w, nonpositive=nonpositive)
             solves.append(res)
             return res.w, res.primal_objective
 
-        with self._monitoring(verbose=0) as monitor:  # (CCCP prints its own lines)
-            result = cccp(impute, solve, w0=w0, tol=float(self.cccp_tol),
-                          max_iter=int(self.cccp_max_iter), verbose=self.verbose,
-                          monitor=monitor)
+        result = cccp(impute, solve, w0=w0, tol=float(self.cccp_tol),
+                      max_iter=int(self.cccp_max_iter), verbose=self.verbose, monitor=monitor)
         self._keep_cccp_report(result, solves)
         self.init_coef_ = w0
         if not np.any(result.w[:k] - result.w[k:2 * k]):

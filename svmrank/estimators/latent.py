@@ -5,6 +5,8 @@ All three take one row of X per candidate, ``bags`` mapping rows to bags (see
 :mod:`svmrank.bags`) and labels per row or per bag; all three score a bag by its highest
 scoring candidate (behl2014 eq. 6-7) and rank bags by that score.
 """
+import warnings
+
 import numpy as np
 
 from .._validation import check_int, check_positive, check_random_state
@@ -14,7 +16,7 @@ from ..metrics import average_precision, mean_over_ranked_queries
 from ..problems.binary import BinaryProblem
 from ..problems.latent import LatentAPProblem, LatentBinaryProblem, LatentSSVMProblem
 from ..problems.ranking import RankingProblem
-from .base import CuttingPlaneEstimator, LinearScorerMixin, refuse_sample_weight
+from .base import CuttingPlaneEstimator, LinearScorerMixin, check_eval_X, refuse_sample_weight
 
 
 def _per_row(values, order):
@@ -76,11 +78,40 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
         known_rows = check_known(known, bag_index, lines=rows)
         return X, bag_index, labels, known_rows, order
 
-    def _fit_problem(self, problem, instance_problem):
+    def _bag_eval_options(self, eval_set, early_stopping_rounds, bias=0.0):
+        """Monitor options scoring ``eval_set = (X_val, y_val[, bags_val])`` after every
+        cutting-plane iteration (the AP of the validation bags, as :meth:`score`,
+        recorded as ``valid_ap``); early stopping is refused."""
+        self._no_early_stopping(early_stopping_rounds)
+        if eval_set is None:
+            return {}
+        d = self.n_features_in_
+        X_val = check_eval_X(eval_set, d, "bags_val")
+        bag_index, order = group_bags(eval_set[2] if len(eval_set) == 3 else None,
+                                      X_val.shape[0])
+        if order is not None:
+            X_val = X_val[order]
+        try:
+            labels = check_bag_labels(_per_row(eval_set[1], order) if order is not None
+                                      else eval_set[1], bag_index)
+        except ValueError as exc:
+            raise ValueError(f"eval_set y_val: {exc}") from None
+
+        def evaluate(w):
+            scores = np.asarray(X_val @ w[:d]).ravel() + (float(w[d]) * bias if bias else 0.0)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # (no ranked bags: NaN)
+                return mean_over_ranked_queries(average_precision, labels,
+                                                 bag_index.max(scores), None)
+
+        return {"evaluate": evaluate, "eval_name": "valid_ap"}
+
+    def _fit_problem(self, problem, instance_problem, monitor_options=None):
         """Run CCCP from ``n_init`` initialisations; keep the lowest objective.
 
         ``instance_problem(rows, labels)`` builds the supervised problem over an
-        instance-level view of the data (used by ``init="instances"``)."""
+        instance-level view of the data (used by ``init="instances"``);
+        ``monitor_options`` (see :meth:`_bag_eval_options`) go to the fit's monitor."""
         if self.init not in ("random", "instances"):
             raise ValueError(f"init must be 'random' or 'instances', got {self.init!r}")
         solves = []
@@ -96,30 +127,49 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
             return res.w, res.primal_objective
 
         rng = check_random_state(self.random_state)
-        with self._monitoring(verbose=0) as monitor:  # (CCCP prints its own lines)
-            best, objectives = self._restarts(problem, instance_problem, solve, rng, monitor)
+        # (plain lines: CCCP's, one per round; the live line shows the iterations too)
+        with self._monitoring(plain_iterations=False, **(monitor_options or {})) as monitor:
+            best, objectives = self._restarts(problem, instance_problem, solve, rng, monitor,
+                                              solves)
         problem.set_state(best.state)
         self._keep_cccp_report(best, solves)
         self.objectives_ = np.asarray(objectives)
         return best
 
-    def _restarts(self, problem, instance_problem, solve, rng, monitor):
+    def _restarts(self, problem, instance_problem, solve, rng, monitor, solves):
         """CCCP from each of the ``n_init`` starts: the best result and every objective
-        (the starts after a Ctrl-C are skipped)."""
+        (Ctrl-C ends the fit at the best result so far, skipping the later starts; in
+        the ``init="instances"`` fit, at that fit's best point)."""
         best, objectives = None, []
         for k in range(int(self.n_init)):
             if k == 0 and self.init == "instances":
                 # every candidate of a latent bag as a sample labelled with its bag
-                w0 = self._solve(instance_problem(*problem.instance_rows()), verbose=0).w
-                start = dict(w0=w0)
+                init = self._solve(instance_problem(*problem.instance_rows()), verbose=0)
+                if init.interrupted:
+                    state = problem.impute(init.w)
+                    problem.set_state(state)
+                    solves.append(init)
+                    best = self._stopped_at_start(init, problem, state,
+                                                  "the init='instances' fit")
+                    return best, [best.objective]
+                start = dict(w0=init.w)
             else:
                 start = dict(state0=problem.random_state(rng))
             # tol is on the loss scale, like epsilon: the objective is ½‖w‖² + C ξ
             monitor.round = None  # (a new start: its rounds count from 1)
-            with self._threads():  # (the per-bag argmax of impute on n_jobs threads)
-                result = cccp(problem.impute, solve, tol=float(self.tol) * float(self.C),
-                              max_iter=int(self.max_outer_iter), verbose=self.verbose,
-                              monitor=monitor, **start)
+            try:
+                with self._threads():  # (the per-bag argmax of impute on n_jobs threads)
+                    result = cccp(problem.impute, solve, tol=float(self.tol) * float(self.C),
+                                  max_iter=int(self.max_outer_iter), verbose=self.verbose,
+                                  monitor=monitor, **start)
+            except KeyboardInterrupt:  # (in a later start's first round: keep the best)
+                if best is None:
+                    raise
+                best.converged, best.interrupted = False, True
+                warnings.warn(f"{type(self).__name__}: interrupted in start {k + 1}: keeping "
+                              f"the best of the first {k} (objective {best.objective:.6g})",
+                              UserWarning, stacklevel=3)
+                break
             objectives.append(result.objective)
             if best is None or result.objective < best.objective:
                 best = result
@@ -196,7 +246,8 @@ class LatentAPSVM(_LatentEstimator):
     max_iter : int
         Cap on cutting-plane iterations per convex solve.
     verbose : int
-        1 prints one line per CCCP iteration.
+        1: a live line on a terminal (CCCP round, iteration, objective, gap; see
+        :mod:`svmrank.progress`) and one plain line per CCCP iteration.
     init : {"random", "instances"}
         "random": every initialisation draws a random candidate per positive bag (the
         paper's seeds). "instances": the first initialisation instead imputes at the
@@ -245,16 +296,22 @@ class LatentAPSVM(_LatentEstimator):
     def _make_problem(self, X, bag_index, labels, known_rows):
         return LatentAPProblem(X, bag_index, labels, known_rows, loss="ap", lai=self.lai)
 
-    def fit(self, X, y, bags=None, known=None):
+    def fit(self, X, y, bags=None, known=None, eval_set=None, early_stopping_rounds=None):
         """Fit on candidates X (one row each), labels y (per row or per bag; positive
         means > 0), ``bags`` (bag id per row; None: every row its own bag) and ``known``
         (optional known candidates: a boolean row mask or a row index per bag, -1 for
-        latent)."""
+        latent).
+
+        ``eval_set=(X_val, y_val[, bags_val])`` records the AP of the validation bags
+        (as :meth:`score`) after every cutting-plane iteration of every CCCP round, as
+        ``valid_ap`` in ``trace_``. ``early_stopping_rounds`` is refused (CCCP: see
+        docs/python.md)."""
         self._check_common()
         X, bag_index, labels, known_rows, order = self._prepare(X, y, bags, known)
+        options = self._bag_eval_options(eval_set, early_stopping_rounds)
         problem = self._make_problem(X, bag_index, labels, known_rows)
         best = self._fit_problem(problem, lambda rows, lab: RankingProblem(
-            X[rows], lab, loss="ap", lai=self.lai))
+            X[rows], lab, loss="ap", lai=self.lai), options)
         self.coef_ = np.asarray(best.w, dtype=np.float64)
         self.intercept_ = 0.0
         self.latent_ = _rows_back(np.asarray(best.state), order)
@@ -346,7 +403,7 @@ class LatentSVM(_LatentEstimator):
         self.n_jobs = n_jobs
         self.init = init
 
-    def fit(self, X, y, bags=None, known=None):
+    def fit(self, X, y, bags=None, known=None, eval_set=None, early_stopping_rounds=None):
         """Fit; arguments as :meth:`LatentAPSVM.fit`."""
         self._check_common()
         J = check_positive(self.J, "J")
@@ -355,8 +412,10 @@ class LatentSVM(_LatentEstimator):
             raise ValueError(f"c must lie in [0, 1), got {self.c!r}")
         bias = check_positive(self.bias, "bias", allow_zero=True)
         X, bag_index, labels, known_rows, order = self._prepare(X, y, bags, known)
+        options = self._bag_eval_options(eval_set, early_stopping_rounds, bias)
         problem = LatentBinaryProblem(X, bag_index, labels, known_rows, J=J, c=c, bias=bias)
-        best = self._fit_problem(problem, lambda rows, lab: BinaryProblem(X[rows], lab, bias=bias))
+        best = self._fit_problem(problem, lambda rows, lab: BinaryProblem(X[rows], lab, bias=bias),
+                                 options)
         d = X.shape[1]
         self.coef_ = np.asarray(best.w[:d], dtype=np.float64)
         self.intercept_ = float(best.w[d] * bias) if bias else 0.0

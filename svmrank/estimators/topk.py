@@ -9,7 +9,7 @@ from .._validation import check_int, check_matrix, check_positive, check_verbose
 from ..learners.sdca import LOSSES, sdca_topk
 from ..metrics import top_k_accuracies
 from ..progress import Monitor, sdca_line
-from .base import SvmrankEstimator, refuse_sample_weight, warn_if_zero
+from .base import SvmrankEstimator, check_eval_X, refuse_sample_weight, warn_if_zero
 
 KERNELS = ("linear", "precomputed")
 
@@ -131,6 +131,12 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         At the last gap check, in the C form above.
     history_ : list of (epoch, primal, dual, gap, seconds)
         One entry per gap check.
+    trace_ : list of dict
+        The gap checks as records (iteration = epoch, objective, dual, gap, time;
+        ``valid_top<k>`` with an ``eval_set``).
+    best_iteration_, best_score_ : int, float
+        With an ``eval_set``: the gap check (1-based) of the best validation score, and
+        that score.
     converged_, interrupted_ : bool
         Whether the gap reached ε; whether Ctrl-C ended the fit (after a whole epoch).
     n_features_in_ : int
@@ -190,11 +196,17 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         validate_data(self, X_in, reset=fitting, skip_check_array=True)
         return X
 
-    def fit(self, X, y, classes=None):
+    def fit(self, X, y, classes=None, eval_set=None, early_stopping_rounds=None):
         """Fit on X (dense or CSR; the Gram matrix if kernel="precomputed") and labels y
         (any sortable hashable values). ``classes``, optional: every class label,
         including those without a training example (SVM-multiclass's classes
-        1..max label); by default the labels of y."""
+        1..max label); by default the labels of y.
+
+        ``eval_set=(X_val, y_val)`` (X_val: the kernel between validation and training
+        samples if kernel="precomputed") records the top-k accuracy at this k (as
+        :meth:`score`) at every gap check, as ``valid_top<k>`` in ``trace_``; with
+        ``early_stopping_rounds`` the fit stops when it has not improved for that many
+        gap checks and keeps the weights of the best one."""
         k = self._check_params()
         X = self._check_X(X, fitting=True)
         classes_y, codes = _check_labels(y, X.shape[0], type(self).__name__)
@@ -205,7 +217,9 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         if k >= len(classes):
             raise ValueError(f"k must be smaller than the number of classes "
                              f"({len(classes)}), got k={k}")
-        monitor = Monitor(verbose=check_verbose(self.verbose), line=sdca_line)
+        monitor = Monitor(verbose=check_verbose(self.verbose), line=sdca_line, unit="epoch",
+                          show_dual=True, **self._eval_options(eval_set, early_stopping_rounds,
+                                                               X.shape[1], classes, k))
         try:
             result = sdca_topk(X, codes, len(classes), k=k, C=float(self.C), loss=self.loss,
                                epsilon=float(self.epsilon), max_epoch=int(self.max_epoch),
@@ -214,6 +228,13 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
                                monitor=monitor)
         finally:
             monitor.close()
+        self.trace_ = monitor.records
+        if monitor.evaluate is not None:
+            self.best_iteration_, self.best_score_ = monitor.best_iteration, monitor.best_score
+        if monitor.stopped_early:  # (the best gap check's weights and objectives)
+            result.W, result.A = monitor.best_w
+            best = monitor.records[monitor.best_iteration - 1]
+            result.primal, result.dual, result.gap = best["objective"], best["dual"], best["gap"]
         self.converged_, self.interrupted_ = result.converged, result.interrupted
         self.classes_ = classes
         self.k_, self.kernel_ = k, self.kernel
@@ -232,6 +253,29 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         self.dual_objective_ = result.dual
         self.history_ = result.history
         return self
+
+    def _eval_options(self, eval_set, early_stopping_rounds, n_columns, classes, k):
+        """Monitor options scoring ``eval_set`` at every gap check (see :meth:`fit`)."""
+        if eval_set is None:
+            if early_stopping_rounds is not None:
+                raise ValueError("early_stopping_rounds: needs an eval_set to score")
+            return {}
+        X_val = check_eval_X(eval_set, n_columns)
+        X_val = X_val.toarray() if self.kernel == "precomputed" else sp.csr_matrix(X_val)
+        y_val = np.asarray(eval_set[1])
+        if y_val.shape != (X_val.shape[0],):
+            raise ValueError(f"eval_set y_val: expected shape ({X_val.shape[0]},), got "
+                             f"{y_val.shape}")
+        if early_stopping_rounds is not None:
+            check_int(early_stopping_rounds, "early_stopping_rounds")
+
+        def evaluate(params):
+            W, A = params
+            return _top_k_accuracy(np.asarray(X_val @ (A if W is None else W)), y_val,
+                                   classes, k)
+
+        return {"evaluate": evaluate, "eval_name": f"valid_top{k}",
+                "early_stopping_rounds": early_stopping_rounds}
 
     def decision_function(self, X):
         """Class scores, shape (n_samples, n_classes), columns in ``classes_`` order."""
@@ -266,8 +310,14 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         y = np.asarray(y)
         if y.shape != (scores.shape[0],):
             raise ValueError(f"y: expected shape ({scores.shape[0]},), got {y.shape}")
-        known = np.isin(y, self.classes_)
-        if not known.any():
-            return 0.0
-        acc = top_k_accuracies(y[known], scores[known], [int(self._fitted("k"))], self.classes_)[0]
-        return float(acc * known.sum() / len(y))
+        return _top_k_accuracy(scores, y, self.classes_, int(self._fitted("k")))
+
+
+def _top_k_accuracy(scores, y, classes, k):
+    """Top-k accuracy of class ``scores`` (columns in ``classes`` order) on labels ``y``;
+    labels outside ``classes`` count as errors."""
+    known = np.isin(y, classes)
+    if not known.any():
+        return 0.0
+    acc = top_k_accuracies(y[known], scores[known], [k], classes)[0]
+    return float(acc * known.sum() / len(y))

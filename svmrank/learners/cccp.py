@@ -84,7 +84,8 @@ def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, 
         Maximum number of convex solves; reaching it warns with
         :class:`~svmrank.exceptions.ConvergenceWarning`.
     verbose : int
-        1 prints one line per outer iteration to ``out`` (default stdout).
+        1 prints one line per outer iteration to ``out`` (default stdout), or through
+        ``monitor.message`` when a monitor is given.
     monitor : svmrank.progress.Monitor, optional
         Told when each round starts (``start_round``), so that the records of the
         convex solves carry their round. With ``monitor.catch_interrupt``, Ctrl-C after
@@ -130,9 +131,13 @@ def _loop(impute, solve, state, w, tol, max_iter, verbose, out, monitor, box):
         w, objective = solve(state, w)
         objective = float(objective)
         history.append(objective)
-        logging.getLogger("svmrank").debug("CCCP iteration %d: objective %.8g", it, objective)
-        if verbose:
-            print(f"CCCP iteration {it}: objective {objective:.8g}", file=out)
+        line = f"CCCP iteration {it}: objective {objective:.8g}"
+        if monitor is not None and verbose:
+            monitor.message(line)  # (ends the monitor's live line first; logs it)
+        else:
+            logging.getLogger("svmrank").debug(line)
+            if verbose:
+                print(line, file=out)
         if best is not None and objective > best.objective:
             # ε-accurate solve went uphill: keep the previous solution and stop
             best.n_iter, best.converged, best.history = it, True, history

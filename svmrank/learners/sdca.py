@@ -161,8 +161,10 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
     Reaching ``max_epoch`` first raises a :class:`ConvergenceWarning`. A run needing
     more than ``MAX_SDCA_BYTES`` (see :func:`sdca_memory_bytes`) raises ValueError
     before allocating. A ``monitor`` (svmrank.progress.Monitor) receives each gap check
-    as a record (iteration = epoch, objective, dual, gap, time); with its
-    ``catch_interrupt``, Ctrl-C ends the run after the epoch under way (``interrupted``).
+    as a record (iteration = epoch, objective, dual, gap, time) with the parameters
+    ``(W, A)`` (W None for a precomputed kernel; a True return, early stopping, ends
+    the run); with its ``catch_interrupt``, Ctrl-C ends the run after the epoch under
+    way (``interrupted``).
 
     Returns
     -------
@@ -226,7 +228,7 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
     converged = False
     epoch = 0
     check_every = max(1, int(check_gap_every))
-    interrupted = False
+    interrupted = stopped = False
 
     def check():
         S, sq = scores_and_norm()
@@ -247,10 +249,12 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
                 if verbose:
                     print(f"epoch {epoch}: primal {primal:.10g} dual {dual:.10g} gap {gap:.3g}")
                 if monitor is not None:
-                    monitor({"iteration": epoch, "objective": primal, "dual": dual, "gap": gap,
-                             "time": history[-1][4]}, W, epsilon)
+                    stopped = monitor({"iteration": epoch, "objective": primal, "dual": dual,
+                                       "gap": gap, "time": history[-1][4]}, (W, A), epsilon)
                 if gap <= epsilon:
                     converged = True
+                    break
+                if stopped:
                     break
     except KeyboardInterrupt:
         if monitor is None or not monitor.catch_interrupt or epoch == 0:
@@ -261,7 +265,7 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
         warnings.warn(f"training interrupted after {epoch} epochs: keeping the weights reached "
                       f"(relative duality gap {gap:.3g}; not converged)", UserWarning,
                       stacklevel=2)
-    if not (converged or interrupted):
+    if not (converged or interrupted or stopped):
         warnings.warn(f"Prox-SDCA stopped at the epoch cap max_epoch={max_epoch} with relative "
                       f"duality gap {gap:.3g} > epsilon={epsilon:g}; increase max_epoch",
                       exceptions.ConvergenceWarning, stacklevel=2)
