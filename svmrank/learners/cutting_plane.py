@@ -52,6 +52,9 @@ class CuttingPlaneResult:
         gap, time (and what a monitor adds).
     interrupted : bool
         True when Ctrl-C ended the run; ``w`` is then the best point found.
+    scores : ndarray or None
+        The problem's scores at ``w`` (``problem.scores(w)``) when it has the score
+        interface, else None.
     """
 
     w: np.ndarray
@@ -64,6 +67,7 @@ class CuttingPlaneResult:
     converged: bool
     history: list = field(default_factory=list)
     interrupted: bool = False
+    scores: np.ndarray = None
 
 
 class _WorkingSet:
@@ -303,7 +307,8 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
                               n_constraints=run.ws.n_planes, primal_objective=run.primal,
                               dual_objective=run.dual, duality_gap=run.primal - run.dual,
                               converged=converged, history=run.history,
-                              interrupted=interrupted)
+                              interrupted=interrupted,
+                              scores=problem.scores(run.w) if has_scores else None)
 
 
 class _Run:
