@@ -7,8 +7,8 @@ without.
 __version__ = "0.1.0"
 
 __all__ = ["APSVM", "RankSVM", "BinarySVM", "LatentAPSVM", "LatentSVM", "LatentSSVM",
-           "HOBSVM", "HOAPSVM", "TopKSVM", "ConvergenceWarning", "InputFormatError",
-           "NotFittedError", "QPError"]
+           "HOBSVM", "HOAPSVM", "TopKSVM", "RankSVMCV", "APSVMCV", "ConvergenceWarning",
+           "InputFormatError", "NotFittedError", "QPError"]
 
 _EXCEPTIONS = ("ConvergenceWarning", "InputFormatError", "NotFittedError", "QPError")
 

@@ -128,6 +128,10 @@ DIALECT = Dialect(
         Option("--groups", USED, type=nonempty("a key"), metavar="KEY", default=None,
                help="with --model: link examples sharing a key: 'qid', or KEY=value "
                     "in the example's comment"),
+        Option("--dask", USED, default=None, metavar="SCHEDULER",
+               help="train on a Dask cluster (pip install svmrank[dask]): a scheduler "
+                    "address, or local:N for N local worker processes; example_file "
+                    "may then be a glob of shards (each query within one shard)"),
     ])
 
 
@@ -195,6 +199,8 @@ def parse_options(argv):
                        "use qs, greedy or select")
     if args.approx is not None and (args.latent or args.loss == "error"):
         raise CLIError("--approx needs a rank loss (-l ap, ndcg or roc) without --latent")
+    if args.dask is not None and (args.latent or args.model or args.approx is not None):
+        raise CLIError("--dask cannot be combined with --latent, --model or --approx")
     return args
 
 
@@ -243,6 +249,8 @@ def learn(argv):
     """Train and write the model; errors propagate (see :func:`main`)."""
     args = parse_options(argv)
     estimator = make_estimator(args)
+    if args.dask is not None:
+        return learn_on_dask(args, estimator)
     check_writable(args.model_file, inputs=[f for f in (args.example_file, args.edges) if f])
     start = time.perf_counter()
     if args.latent:
@@ -280,16 +288,47 @@ def learn(argv):
         raise
     except ValueError as exc:  # the data cannot be trained on: say which file
         raise ValueError(f"{args.example_file}: {exc}") from None
-    elapsed = time.perf_counter() - start
+    return write_and_report(args, estimator, X.shape[0], time.perf_counter() - start)
+
+
+def write_and_report(args, estimator, n_train, elapsed):
+    """Write the model file (not after Ctrl-C without --save-on-interrupt; --plot's
+    figure first); with -v, the learner's summary line."""
     stop_if_interrupted(args, estimator)
     plot_if_asked(args, "training_curves", estimator)
-    write_model(args.model_file, to_model(estimator, n_train=X.shape[0]))
+    write_model(args.model_file, to_model(estimator, n_train=n_train))
     if args.v >= 1:
         summary = training_summary(estimator.result_, elapsed,
                                    interrupted=getattr(estimator, "interrupted_", False))
         print(f"{summary}\n"
               f"Writing model file {args.model_file}... done", flush=True)
     return 0
+
+
+def learn_on_dask(args, estimator):
+    """--dask: read the shards into the cluster, train there, write the model."""
+    try:
+        from .. import dask as svmrank_dask
+    except ImportError as exc:
+        raise CLIError(f"--dask: {exc}") from None
+    check_writable(args.model_file, inputs=[])
+    start = time.perf_counter()
+    client = svmrank_dask.connect(args.dask)
+    try:
+        data = svmrank_dask.read_svmlight(args.example_file, client=client)
+        if args.v >= 1:
+            print(f"Reading training examples... {data.shape[0]} examples, {data.shape[1]} "
+                  f"features, {len(data.paths)} shards.", flush=True)
+        try:
+            estimator.fit(data)
+        except ValueError as exc:
+            raise ValueError(f"{args.example_file}: {exc}") from None
+    finally:
+        cluster = getattr(client, "cluster", None)
+        client.close()
+        if cluster is not None and args.dask.startswith("local:"):
+            cluster.close()
+    return write_and_report(args, estimator, data.shape[0], time.perf_counter() - start)
 
 
 def main(argv=None):

@@ -260,6 +260,29 @@ class CuttingPlaneEstimator(SvmrankEstimator):
         self.n_iter_ = sum(r.n_iter for r in solves)
 
 
+def is_partitioned(X):
+    """Whether X is a partitioned data set (``svmrank.dask.SvmlightPartitions``), told
+    apart without importing dask."""
+    return hasattr(X, "partitions") and callable(getattr(X, "problem", None))
+
+
+def check_partitioned_fit(estimator, X, y, qid):
+    """The checks of a fit on partitioned X: y and qid come from the shards; records
+    ``classes_`` and ``n_features_in_``."""
+    if y is not None or qid is not None:
+        raise ValueError(f"y, qid: {type(estimator).__name__}.fit on partitioned data reads "
+                         "the labels and queries from the shards; pass them as None")
+    if len(X.labels) < 2:
+        raise ValueError(f"y: needs a relevant and a non-relevant sample; got one class "
+                         f"({X.labels.tolist()[0]!r})")
+    if not ((X.labels > 0).any() and (X.labels <= 0).any()):
+        raise ValueError("y: needs relevant (y > 0) and non-relevant (y <= 0) samples")
+    estimator.classes_ = X.labels
+    estimator.n_features_in_ = X.n_features
+    if hasattr(estimator, "feature_names_in_"):
+        del estimator.feature_names_in_
+
+
 def warn_if_degenerate(w, scores, owner, C):
     """UserWarning when a fit ends where every training sample ties: at w = 0, or with
     training ``scores`` (optional; one column per class for several) that are all

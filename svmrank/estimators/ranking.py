@@ -13,8 +13,9 @@ from ..problems.binary import BinaryProblem
 from ..problems.perf import PERF_LOSSES, PerfProblem
 from ..problems.graded import GradedRankingProblem
 from ..problems.ranking import RankingProblem
-from .base import (BinaryLabelsMixin, CuttingPlaneEstimator, LinearScorerMixin, fit_queries,
-                   refuse_sample_weight, score_queries, warn_binarised_labels)
+from .base import (BinaryLabelsMixin, CuttingPlaneEstimator, LinearScorerMixin,
+                   check_partitioned_fit, fit_queries, is_partitioned, refuse_sample_weight,
+                   score_queries, warn_binarised_labels)
 
 _SCORERS = {"ap": average_precision, "ndcg": ndcg, "roc": roc_auc}
 
@@ -114,17 +115,24 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
             return graded
         return None
 
-    def fit(self, X, y, qid=None, group=None, eval_set=None, early_stopping_rounds=None):
+    def fit(self, X, y=None, qid=None, group=None, eval_set=None, early_stopping_rounds=None):
         """Fit on X (dense or CSR), labels y (relevant: > 0, or the second of two
         non-numeric classes) and optional queries: ``qid`` (an id per sample) or
-        ``group`` (LightGBM's query sizes, consecutive rows).
+        ``group`` (LightGBM's query sizes, consecutive rows); or on X from
+        ``svmrank.dask.read_svmlight`` (y and qid None), trained on its Dask cluster.
 
         ``eval_set=(X_val, y_val[, qid_val])`` records the validation measure of the
         loss (AP, NDCG, ROC area) after every iteration in ``history_``; with
         ``early_stopping_rounds`` the fit stops when it has not improved for that many
         iterations and keeps the w of the best one (by default the fit runs to ε: the
         optimum of the objective is the answer)."""
+        return self._fit(X, y, qid, group, eval_set, early_stopping_rounds)
+
+    def _fit(self, X, y, qid, group=None, eval_set=None, early_stopping_rounds=None, w0=None):
+        """:meth:`fit`, the learner started from ``w0`` (default 0) on data in memory."""
         self._check_common()
+        if is_partitioned(X):
+            return self._fit_partitioned(X, y, qid)
         X = self._validate_X(X, reset=True)
         y = self._fit_labels(y, X.shape[0])
         qid = fit_queries(self, qid, group, X.shape[0])
@@ -147,13 +155,31 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
             return self._fit_approx(X, y, qid, monitor_options)
         else:
             problem = RankingProblem(X, y, qid=qid, loss=self.loss, lai=self.lai)
-        result = self._run(problem, monitor_options)
+        result = self._run(problem, monitor_options, w0=w0)
         self.history_ = result.history
         self.loss_ = loss
         self.coef_ = result.w
         self.intercept_ = 0.0
         self.n_queries_skipped_ = problem.n_skipped
         if hasattr(self, "n_easy_"):  # (from an earlier fit with approx)
+            del self.n_easy_
+        return self
+
+    def _fit_partitioned(self, X, y, qid):
+        if getattr(self, "approx", None) is not None:
+            raise ValueError("approx: not supported on partitioned (Dask) data")
+        if not isinstance(self.loss, str) or self.loss not in ("ap", "roc") and not (
+                self.loss == "ndcg" and getattr(self, "k", None) is None):
+            raise ValueError(f"loss: {self.loss!r} is not supported on partitioned (Dask) data: "
+                             "only the binary-relevance losses 'ap', 'ndcg' and 'roc'")
+        check_partitioned_fit(self, X, y, qid)
+        problem = X.problem("ranking", loss=self.loss, lai=self.lai)
+        result = self._run(problem)
+        self.loss_ = get_loss(self.loss)
+        self.coef_ = result.w
+        self.intercept_ = 0.0
+        self.n_queries_skipped_ = problem.n_skipped
+        if hasattr(self, "n_easy_"):
             del self.n_easy_
         return self
 
@@ -297,13 +323,25 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
         self.max_iter = max_iter
         self.verbose = verbose
 
-    def fit(self, X, y, qid=None, group=None, eval_set=None, early_stopping_rounds=None):
+    def fit(self, X, y=None, qid=None, group=None, eval_set=None, early_stopping_rounds=None):
         """Fit on X and labels y (relevant: > 0, or the second of two non-numeric
         classes); the queries (``qid`` or ``group``) are checked, recorded in
         ``max_query_size_`` and otherwise ignored. ``eval_set`` and
-        ``early_stopping_rounds`` as in :meth:`RankSVM.fit` (the measure: AP)."""
+        ``early_stopping_rounds`` as in :meth:`RankSVM.fit` (the measure: AP). X may
+        come from ``svmrank.dask.read_svmlight`` (y and qid None): trained on its Dask
+        cluster (error-rate loss only)."""
         self._check_common()
         bias = check_positive(self.bias, "bias", allow_zero=True)
+        if is_partitioned(X):
+            if getattr(self, "loss", "error") != "error":
+                raise ValueError(f"loss: {self.loss!r} is not supported on partitioned (Dask) "
+                                 "data: only 'error'")
+            check_partitioned_fit(self, X, y, None)
+            result = self._run(X.problem("binary", bias=bias))
+            d = X.n_features
+            self.coef_ = result.w[:d]
+            self.intercept_ = float(result.w[d] * bias) if bias else 0.0
+            return self
         X = self._validate_X(X, reset=True)
         fit_queries(self, qid, group, X.shape[0])
         y = check_vector(self._fit_labels(y, X.shape[0]), "y", n=X.shape[0])

@@ -52,6 +52,9 @@ class CuttingPlaneResult:
         gap, time (and what a monitor adds).
     interrupted : bool
         True when Ctrl-C ended the run; ``w`` is then the best point found.
+    planes : WorkingSetPlanes or None
+        With ``keep_planes``: the cutting planes in the working set at the end and
+        their dual variables, which ``cutting_plane(..., warm_start=result)`` starts from.
     scores : ndarray or None
         The problem's scores at ``w`` (``problem.scores(w)``) when it has the score
         interface, else None.
@@ -67,7 +70,31 @@ class CuttingPlaneResult:
     converged: bool
     history: list = field(default_factory=list)
     interrupted: bool = False
+    planes: "WorkingSetPlanes" = None
     scores: np.ndarray = None
+
+
+@dataclass
+class WorkingSetPlanes:
+    """Cutting planes w·g_k ≥ Δ_k − ξ of a working set, with their dual variables.
+
+    A plane holds for every C (it does not depend on C), so the planes of a run at one C
+    are a valid working set at another; the dual variables (rescaled under a smaller
+    cap) are a feasible start for its QP.
+
+    Attributes
+    ----------
+    vectors : CSR matrix of shape (n_planes, n_features)
+        The g_k.
+    losses : ndarray of shape (n_planes,)
+        The Δ_k.
+    z : ndarray of shape (n_planes,)
+        Their dual variables at the end of the run.
+    """
+
+    vectors: sp.csr_matrix
+    losses: np.ndarray
+    z: np.ndarray
 
 
 class _WorkingSet:
@@ -179,6 +206,14 @@ class _WorkingSet:
     def n_planes(self):
         return int(self.capped.sum())
 
+    def planes(self):
+        """The cutting planes (hard rows left out) as :class:`WorkingSetPlanes`."""
+        keep = self.capped
+        cut = sp.csr_matrix(self.vectors[keep])
+        vectors = sp.csr_matrix((cut.data, self.cols[cut.indices], cut.indptr),
+                                shape=(int(keep.sum()), self.n_features))
+        return WorkingSetPlanes(vectors, self.b[keep].copy(), self.z[keep].copy())
+
 
 def _check_hard_constraints(hard_constraints, n_features):
     """The hard constraints A w ≥ b as (CSR A, b), or (None, None)."""
@@ -210,7 +245,7 @@ def _check_nonpositive(nonpositive, n_features):
 
 def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive=None,
                   hard_constraints=None, verbose=0, out=None, max_idle=50, line_search="auto",
-                  monitor=None):
+                  monitor=None, warm_start=None, keep_planes=False):
     """Train a structural SVM by the 1-slack cutting-plane algorithm.
 
     Parameters
@@ -254,6 +289,13 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
         Called with each iteration's history entry, the current point and the target
         gap C ε; a True return stops the run. With ``monitor.catch_interrupt``, Ctrl-C
         ends the run at the best point found (``interrupted``, a UserWarning).
+    warm_start : CuttingPlaneResult, optional
+        A run on the same problem (at any C): start from its w (unless ``w0`` is given)
+        and its working set's planes and dual variables, e.g. along an increasing path of
+        C. Without it the run is exactly the cold one.
+    keep_planes : bool
+        Return the final working set's planes in the result (``planes``, what
+        ``warm_start`` reads); off by default, as they take k × n_features floats.
 
     Returns
     -------
@@ -273,11 +315,15 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
     if line_search not in ("auto", True, False):
         raise ValueError(f"line_search must be 'auto', True or False; got {line_search!r}")
     has_scores = all(hasattr(problem, a) for a in ("scores", "violation_at_scores", "joint_feature"))
+    if warm_start is not None and w0 is None:
+        w0 = warm_start.w
     w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
     if nonpositive is not None:
         w[nonpositive] = np.minimum(w[nonpositive], 0.0)  # a feasible start
     run = _Run(problem, C, A_hard, b_hard, verbose, sys.stdout if out is None else out,
                max_idle, nonpositive, monitor, C * epsilon)
+    if warm_start is not None and warm_start.planes is not None:
+        run.restore(warm_start.planes, d)
     interrupted = False
     try:
         if line_search:
@@ -308,6 +354,7 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
                               dual_objective=run.dual, duality_gap=run.primal - run.dual,
                               converged=converged, history=run.history,
                               interrupted=interrupted,
+                              planes=run.ws.planes() if keep_planes else None,
                               scores=problem.scores(run.w) if has_scores else None)
 
 
@@ -324,6 +371,23 @@ class _Run:
         self.ws = _WorkingSet(int(problem.n_features), nonpositive)
         self.history, self.start = [], time.perf_counter()
         self.w, self.xi, self.primal, self.dual = None, 0.0, np.inf, 0.0
+
+    def restore(self, planes, n_features):
+        """Start from another run's active planes (z > 0) and their dual variables
+        (scaled under the cap C); D(z) is then already a lower bound on the optimum."""
+        if planes.vectors.shape != (planes.losses.size, n_features):
+            raise ValueError(f"warm_start: its planes have {planes.vectors.shape[1]} features; "
+                             f"the problem has {n_features}")
+        active = planes.z > 0  # (the inactive planes would only grow the QP)
+        if not active.any():
+            return
+        self.ws.add(planes.vectors[active].tocsr(), planes.losses[active], True,
+                    np.full(int(active.sum()), -1))
+        z = planes.z[active]
+        if z.sum() > self.C:
+            z *= self.C / z.sum()
+        self.ws.z = z
+        self.dual = self.ws.w_and_dual()[1]
 
     def log(self, violation):
         if not (np.isfinite(self.primal) and np.isfinite(violation)):

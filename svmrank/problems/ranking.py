@@ -58,12 +58,18 @@ class RankingProblem(LinearScoreProblem):
         self._coef_true = np.concatenate([
             true_coef(self.relevant[a:b]) for a, b in zip(self.offsets[:-1], self.offsets[1:])])
 
+    def query_violations(self, scores):
+        """Per-query losses of the most violated rankings for these scores and their
+        coefficient difference coef(R*) − coef(R̄), not yet averaged over queries (a
+        partition of a larger set averages by the whole set's count)."""
+        coef, losses, _ = lai_queries_unchecked(scores, self.relevant, None, self.offsets,
+                                                self.loss, self.lai)
+        return losses, np.subtract(self._coef_true, coef, out=coef)  # (in place)
+
     def violation_at_scores(self, scores):
         """Averaged loss Δ̄ and coefficient difference d = (coef(R*) − coef(R̄)) / |Q| of
         the most violated rankings for these scores: g = Xᵀ d, violation Δ̄ − scores·d."""
-        coef, losses, _ = lai_queries_unchecked(scores, self.relevant, None, self.offsets,
-                                                self.loss, self.lai)
-        d = np.subtract(self._coef_true, coef, out=coef)  # (in place: two passes over n fewer)
+        losses, d = self.query_violations(scores)
         if self.n_queries > 1:
             d /= self.n_queries
         return float(losses.mean()), d

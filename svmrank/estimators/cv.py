@@ -1,0 +1,252 @@
+"""Cross-validation over C at about the cost of one fit per fold: :class:`RankSVMCV` and
+:class:`APSVMCV` walk C upward on each fold, warm-starting every fit from the previous
+C's solution and working set, then refit on all the data at the best C (as
+scikit-learn's ``LogisticRegressionCV`` does for its path)."""
+import numbers
+
+import numpy as np
+from sklearn.model_selection import GroupKFold, StratifiedKFold
+
+from .._validation import check_int, check_matrix
+from ..learners.cutting_plane import cutting_plane
+from .. import metrics
+from ..losses import get_loss
+from ..metrics import average_precision, mean_over_ranked_queries, ndcg, roc_auc
+from ..parallel import effective_n_jobs, threads
+from ..problems.ranking import RankingProblem
+from .ranking import RankSVM
+
+# scoring= strings: the measure averaged over the queries with a relevant and a
+# non-relevant sample (binary relevance y > 0, as the rank losses have it)
+_MEASURES = {"ap": average_precision, "average_precision": average_precision,
+             "ndcg": ndcg, "roc": roc_auc, "roc_auc": roc_auc}
+# Cs=int: that many values spaced evenly in log scale over SVM^map's range of C
+DEFAULT_C_RANGE = (1e0, 1e6)
+
+
+def log_grid(Cs):
+    """The sorted grid of C: ``Cs`` itself, or for an int n, n values from 1 to 1e6 in
+    log scale."""
+    if isinstance(Cs, numbers.Integral) and not isinstance(Cs, bool):
+        n = check_int(Cs, "Cs")
+        lo, hi = np.log10(DEFAULT_C_RANGE)
+        return np.logspace(lo, hi, n) if n > 1 else np.array([10 ** ((lo + hi) / 2)])
+    try:
+        grid = np.asarray(Cs, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        grid = np.zeros(0)
+    if grid.size == 0 or not np.isfinite(grid).all() or (grid <= 0).any():
+        raise ValueError(f"Cs: expected an int or a non-empty list of positive numbers; got {Cs!r}")
+    return np.unique(grid)
+
+
+def _measure_scorer(measure):
+    def scorer(estimator, X, y, qid=None):
+        relevance = (np.asarray(estimator._relevance(y)) > 0).astype(np.float64)
+        return mean_over_ranked_queries(measure, relevance, estimator.decision_function(X), qid)
+    return scorer
+
+
+def _default_scorer(estimator, X, y, qid=None):
+    return estimator.score(X, y, qid=qid)
+
+
+def check_scoring(scoring):
+    """``scoring=`` as a callable ``scorer(estimator, X, y, qid=...)``: None is the
+    estimator's ``score`` (the measure its loss targets), a string one of
+    ``_MEASURES`` or, where svmrank.metrics has it, any name ``make_ranking_scorer``
+    takes ("ndcg@10", "mrr", ...)."""
+    if scoring is None:
+        return _default_scorer
+    if isinstance(scoring, str):
+        factory = getattr(metrics, "make_ranking_scorer", None)  # (where the package has it)
+        if scoring not in _MEASURES and factory is not None:
+            try:
+                return factory(scoring)
+            except ValueError as exc:
+                raise ValueError(f"scoring: {exc}") from None
+        if scoring not in _MEASURES:
+            raise ValueError(f"scoring: unknown measure {scoring!r}; expected a callable "
+                             f"scorer(estimator, X, y, qid=...) or one of {sorted(_MEASURES)}")
+        return _measure_scorer(_MEASURES[scoring])
+    if callable(scoring):
+        return scoring
+    raise ValueError(f"scoring: expected None, a string or a callable; got {scoring!r}")
+
+
+def fold_splits(cv, X, relevance, qid):
+    """Train/test index pairs: an int n is GroupKFold(n) over the queries (with one
+    query, StratifiedKFold(n) over the rows by relevance); otherwise a scikit-learn
+    splitter (``split(X, y, groups=qid)``) or an iterable of pairs."""
+    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        n = check_int(cv, "cv", minimum=2)
+        if qid is None or np.unique(qid).size == 1:
+            splitter, groups = StratifiedKFold(n), None
+        else:
+            if np.unique(qid).size < n:
+                raise ValueError(f"cv: {n} folds need at least {n} queries; qid has "
+                                 f"{np.unique(qid).size}")
+            splitter, groups = GroupKFold(n), qid
+        return list(splitter.split(X, relevance > 0, groups=groups))
+    if hasattr(cv, "split"):
+        return list(cv.split(X, relevance > 0, groups=qid))
+    try:
+        return [(np.asarray(tr), np.asarray(te)) for tr, te in cv]
+    except TypeError:
+        raise ValueError(f"cv: expected an int, a splitter or (train, test) pairs; got "
+                         f"{cv!r}") from None
+
+
+def fold_path(model, X, y, relevance, qid, train, test, Cs, scorer, n_threads=None):
+    """Scores on ``test`` of the fits on ``train`` along the increasing grid ``Cs``, each
+    fit warm-started from the previous, their iteration counts and their w; ``model`` is an unfitted RankSVM with its
+    ``classes_`` set (a template for the fold's fitted models), ``relevance`` the labels
+    as the problems take them, ``n_threads`` the kernels' threads (None: every core)."""
+    with threads(n_threads):
+        return _walk(model, X, y, relevance, qid, train, test, Cs, scorer)
+
+
+def _walk(model, X, y, relevance, qid, train, test, Cs, scorer):
+    take = lambda v: None if v is None else v[train]
+    qid_test = None if qid is None else qid[test]
+    problem = RankingProblem(X[train], relevance[train], qid=take(qid), loss=model.loss, lai=model.lai)
+    scores, previous, n_iter, weights = [], None, [], []
+    for C in Cs:
+        previous = cutting_plane(problem, float(C), float(model.epsilon),
+                                 max_iter=int(model.max_iter), verbose=0, warm_start=previous,
+                                 keep_planes=True)
+        fitted = model.set_params(C=float(C))
+        fitted.coef_, fitted.intercept_ = previous.w, 0.0
+        scores.append(float(scorer(fitted, X[test], y[test], qid=qid_test)))
+        n_iter.append(previous.n_iter)
+        weights.append(previous.w)
+    return scores, n_iter, weights
+
+
+class RankSVMCV(RankSVM):
+    """:class:`RankSVM` with C chosen by query-grouped cross-validation.
+
+    On each fold the fits walk the grid of C upward, each warm-started from the
+    previous C's solution and cutting planes, so a fold costs about one fit at the
+    largest C. The folds run in parallel (joblib, or a Dask client); the model is then
+    refitted on all the data at the C of best mean score.
+
+    Parameters
+    ----------
+    loss : {"ap", "ndcg", "roc"} or svmrank.losses.QSLoss
+    Cs : int or list of float
+        The values of C, or their number on a log scale from 1 to 1e6 (default 7).
+    cv : int, splitter or iterable of (train, test)
+        Folds. An int n: ``GroupKFold(n)`` over ``qid`` (``StratifiedKFold(n)`` over the
+        rows when there is one query). A splitter gets ``split(X, y > 0, groups=qid)``.
+    scoring : None, str or callable
+        None: the estimator's ``score`` (the measure of the loss); "ap", "ndcg", "roc";
+        or a callable ``scorer(estimator, X, y, qid=...)``.
+    epsilon, max_iter, lai, verbose :
+        As in :class:`RankSVM` (``verbose`` 1 prints the scores by C).
+    n_jobs : int, optional
+        Cores: None, one fold at a time with the kernels on every core; 1, on one core;
+        k > 1, k folds at a time by joblib, each on one thread. The refit takes
+        ``n_jobs`` threads (as :class:`RankSVM`).
+    client : dask.distributed.Client, optional
+        Run the folds on this Dask cluster instead.
+
+    Attributes
+    ----------
+    C_ : float
+        The chosen C.
+    Cs_ : ndarray of shape (n_Cs,)
+        The grid, sorted.
+    scores_ : ndarray of shape (n_folds, n_Cs)
+        Score of each fold's fit at each C.
+    n_iter_path_ : ndarray of shape (n_folds, n_Cs)
+        Cutting-plane iterations of each warm-started fit.
+    best_score_ : float
+        Mean score over the folds at ``C_``.
+    coef_, intercept_, n_iter_, objective_, ... :
+        Those of the refitted :class:`RankSVM` (also kept as ``best_estimator_``),
+        started from the mean of the folds' solutions at ``C_``.
+    """
+
+    def __init__(self, loss="ap", Cs=7, cv=3, scoring=None, epsilon=1e-3, max_iter=10000,
+                 lai="qs", n_jobs=None, client=None, verbose=0):
+        self.loss = loss
+        self.Cs = Cs
+        self.cv = cv
+        self.scoring = scoring
+        self.epsilon = epsilon
+        self.max_iter = max_iter
+        self.lai = lai
+        self.n_jobs = n_jobs
+        self.client = client
+        self.verbose = verbose
+
+    def _base(self, C=1.0):
+        return RankSVM(loss=self.loss, C=C, epsilon=self.epsilon, max_iter=self.max_iter,
+                       lai=self.lai, verbose=0)
+
+    def fit(self, X, y, qid=None):
+        """Cross-validate C on X, y (and queries), then refit at the best C."""
+        Cs = log_grid(self.Cs)
+        scorer = check_scoring(self.scoring)
+        base = self._base(C=float(Cs[0]))
+        base._check_common()
+        X = check_matrix(X, "X")
+        relevance = base._fit_labels(y, X.shape[0])  # (sets base.classes_)
+        y = np.asarray(y)
+        if qid is not None:
+            qid = np.asarray(qid)
+            if qid.shape != (X.shape[0],):
+                raise ValueError(f"qid: expected {X.shape[0]} values, got shape {qid.shape}")
+        folds = fold_splits(self.cv, X, relevance, qid)
+        base.loss_, base.n_features_in_ = get_loss(self.loss), X.shape[1]
+        # n_jobs bounds the cores: None, one fold at a time on every core; 1, on one;
+        # k > 1 (or a Dask client), folds in parallel on one kernel thread each
+        parallel = self.client is not None or (
+            self.n_jobs is not None and effective_n_jobs(self.n_jobs) > 1)
+        n_threads = 1 if parallel else self.n_jobs
+        args = [(base, X, y, relevance, qid, train, test, Cs, scorer, n_threads)
+                for train, test in folds]
+        if self.client is not None:
+            client = self.client
+            shared = client.scatter([X, y, relevance, qid], broadcast=True)
+            futures = [client.submit(fold_path, base, *shared, train, test, Cs, scorer, 1,
+                                     pure=False)
+                       for train, test in folds]
+            paths = client.gather(futures)
+        elif parallel:
+            from joblib import Parallel, delayed
+            paths = Parallel(n_jobs=self.n_jobs)(delayed(fold_path)(*a) for a in args)
+        else:
+            paths = [fold_path(*a) for a in args]
+        self.Cs_ = Cs
+        self.scores_ = np.array([p[0] for p in paths])
+        self.n_iter_path_ = np.array([p[1] for p in paths])
+        mean = self.scores_.mean(axis=0)
+        best = int(np.argmax(mean))  # (the first, i.e. smallest, C among ties)
+        self.C_, self.best_score_ = float(Cs[best]), float(mean[best])
+        if self.verbose:
+            print("C: mean score " + ", ".join(f"{C:g}: {s:.4f}" for C, s in zip(Cs, mean)))
+        # the refit starts from the folds' mean solution at C_ (about half the iterations
+        # of a start from 0 on w8a)
+        start = np.mean([p[2][best] for p in paths], axis=0)
+        best_estimator = self._base(C=self.C_).set_params(
+            n_jobs=None if self.client is not None else self.n_jobs)._fit(X, y, qid, w0=start)
+        for name, value in vars(best_estimator).items():
+            if name.endswith("_") and not name.startswith("_"):
+                setattr(self, name, value)
+        self.best_estimator_ = best_estimator
+        return self
+
+
+class APSVMCV(RankSVMCV):
+    """:class:`RankSVMCV` with the AP loss (AP-SVM with C chosen by cross-validation).
+
+    Parameters are those of :class:`RankSVMCV` except ``loss``, which is always "ap".
+    """
+
+    def __init__(self, Cs=7, cv=3, scoring=None, epsilon=1e-3, max_iter=10000, lai="qs",
+                 n_jobs=None, client=None, verbose=0):
+        super().__init__(loss="ap", Cs=Cs, cv=cv, scoring=scoring, epsilon=epsilon,
+                         max_iter=max_iter, lai=lai, n_jobs=n_jobs, client=client,
+                         verbose=verbose)

@@ -1,0 +1,134 @@
+"""RankSVMCV / APSVMCV and the learner's warm start they walk C with."""
+import numpy as np
+import pytest
+from sklearn import config_context
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, GroupKFold
+
+from svmrank import APSVMCV, RankSVM, RankSVMCV
+from svmrank.learners.cutting_plane import cutting_plane
+from svmrank.problems.binary import BinaryProblem
+from svmrank.problems.ranking import RankingProblem
+
+
+def ranking_data(n_queries=12, per_query=15, d=6, seed=0):
+    rng = np.random.default_rng(seed)
+    n = n_queries * per_query
+    X = rng.normal(size=(n, d))
+    w = rng.normal(size=d)
+    y = (X @ w + rng.normal(scale=1.5, size=n) > 0.8).astype(float)
+    qid = np.repeat(np.arange(n_queries), per_query)
+    for q in range(n_queries):  # every query ranked
+        rows = np.flatnonzero(qid == q)
+        y[rows[0]], y[rows[1]] = 1.0, 0.0
+    return X, y, qid
+
+
+CS = [0.1, 1.0, 10.0, 100.0, 1000.0]
+
+
+@pytest.mark.parametrize("line_search", [True, False])
+@pytest.mark.parametrize("make", [
+    lambda X, y, qid: RankingProblem(X, y, qid=qid, loss="ap"),
+    lambda X, y, qid: BinaryProblem(X, y)], ids=["ap", "binary"])
+def test_warm_start_reaches_the_cold_objective_at_every_C(make, line_search):
+    X, y, qid = ranking_data()
+    problem = make(X, y, qid)
+    eps = 1e-4
+    previous = None
+    for C in CS:
+        cold = cutting_plane(problem, C, eps, line_search=line_search)
+        warm = cutting_plane(problem, C, eps, line_search=line_search, warm_start=previous,
+                             keep_planes=True)
+        # both primal objectives lie within C ε of the optimum, above each one's dual
+        assert abs(warm.primal_objective - cold.primal_objective) <= C * eps + 1e-12
+        assert warm.dual_objective <= cold.primal_objective + 1e-9 * max(1, C)
+        assert warm.converged and warm.duality_gap <= C * eps
+        previous = warm
+
+
+def test_warm_start_from_a_larger_C_and_none_is_the_cold_run():
+    X, y, qid = ranking_data(seed=1)
+    problem = RankingProblem(X, y, qid=qid)
+    big = cutting_plane(problem, 100.0, 1e-4, keep_planes=True)
+    down = cutting_plane(problem, 1.0, 1e-4, warm_start=big)  # the dual is scaled under C
+    cold = cutting_plane(problem, 1.0, 1e-4)
+    assert abs(down.primal_objective - cold.primal_objective) <= 1e-4
+    again = cutting_plane(problem, 1.0, 1e-4, warm_start=None)
+    assert np.array_equal(again.w, cold.w) and again.history[-1]["objective"] == \
+        cold.history[-1]["objective"]
+
+
+def test_warm_start_planes_of_another_problem_are_refused():
+    X, y, qid = ranking_data()
+    res = cutting_plane(RankingProblem(X, y, qid=qid), 1.0, keep_planes=True)
+    assert cutting_plane(RankingProblem(X, y, qid=qid), 1.0).planes is None
+    with pytest.raises(ValueError, match="warm_start"):
+        cutting_plane(RankingProblem(X[:, :3], y, qid=qid), 1.0, warm_start=res,
+                      w0=np.zeros(3))
+
+
+def test_cv_matches_grid_search_and_refits():
+    X, y, qid = ranking_data(n_queries=15)
+    folds = list(GroupKFold(3).split(X, y, groups=qid))
+    Cs = CS[:4]
+    cv = RankSVMCV(Cs=Cs, cv=folds, epsilon=1e-4).fit(X, y, qid=qid)
+    with config_context(enable_metadata_routing=True):  # (qid to score too)
+        grid = GridSearchCV(RankSVM(epsilon=1e-4), {"C": Cs}, cv=folds).fit(X, y, qid=qid)
+    assert cv.C_ == grid.best_params_["C"]
+    # (each fit is ε-optimal, C ε apart in objective: at large C the models differ a little)
+    np.testing.assert_allclose(cv.scores_.mean(axis=0), grid.cv_results_["mean_test_score"],
+                               atol=1e-2)
+    assert cv.scores_.shape == (3, len(Cs)) and list(cv.Cs_) == Cs
+    assert cv.best_score_ == pytest.approx(cv.scores_.mean(axis=0).max())
+    refit = RankSVM(C=cv.C_, epsilon=1e-4).fit(X, y, qid=qid)  # (from 0; cv's: warm)
+    assert abs(cv.objective_ - refit.objective_) <= cv.C_ * 1e-4
+    assert cv.best_estimator_.objective_ == cv.objective_
+    np.testing.assert_allclose(cv.decision_function(X), X @ cv.coef_, rtol=1e-12, atol=1e-12)
+
+
+def test_cv_int_folds_group_the_queries_and_int_Cs_is_a_log_grid():
+    X, y, qid = ranking_data(n_queries=9)
+    seen = []
+
+    def scorer(est, X_test, y_test, qid=None):
+        seen.append(np.unique(qid))
+        return est.score(X_test, y_test, qid=qid)
+
+    cv = APSVMCV(Cs=3, cv=3, scoring=scorer).fit(X, y, qid=qid)
+    np.testing.assert_allclose(cv.Cs_, [1.0, 1e3, 1e6])
+    test_queries = [set(seen[k * 3].tolist()) for k in range(3)]  # one per fold
+    assert sorted(set().union(*test_queries)) == list(range(9))
+    assert sum(len(t) for t in test_queries) == 9  # disjoint: queries stay whole
+    assert cv.n_iter_path_.shape == (3, 3)
+
+
+def test_cv_single_query_string_scoring_and_joblib():
+    X, y, _ = ranking_data(n_queries=1, per_query=90)
+    a = APSVMCV(Cs=[1.0, 100.0], cv=3, scoring="roc").fit(X, y)
+    b = clone(a).set_params(n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    assert a.C_ == b.C_
+
+
+def test_cv_bad_input():
+    X, y, qid = ranking_data(n_queries=4)
+    with pytest.raises(ValueError, match="Cs"):
+        APSVMCV(Cs=[1.0, -1.0]).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="scoring"):
+        APSVMCV(scoring="accuracy").fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="cv: 5 folds"):
+        APSVMCV(cv=5).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="qid"):
+        APSVMCV().fit(X, y, qid=qid[:-1])
+
+
+def test_cv_on_dask_client_equals_the_local_run():
+    distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed")
+    X, y, qid = ranking_data(n_queries=9)
+    local = APSVMCV(Cs=[1.0, 100.0], cv=3).fit(X, y, qid=qid)
+    with distributed.Client(n_workers=1, threads_per_worker=2, processes=False,
+                            dashboard_address=None) as client:
+        remote = APSVMCV(Cs=[1.0, 100.0], cv=3, client=client).fit(X, y, qid=qid)
+    np.testing.assert_array_equal(local.scores_, remote.scores_)
+    assert remote.C_ == local.C_

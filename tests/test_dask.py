@@ -1,0 +1,119 @@
+"""Training on a Dask cluster (svmrank.dask) equals training in memory."""
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed "
+                                  "(pip install svmrank[dask])")
+
+from conftest import shared_file  # noqa: E402
+from svmrank import APSVM, BinarySVM  # noqa: E402
+from svmrank.cli import ap_learn  # noqa: E402
+from svmrank.io import load_svmlight  # noqa: E402
+from svmrank.io.model_file import read_model  # noqa: E402
+
+svmrank_dask = pytest.importorskip("svmrank.dask")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as c:
+            yield c
+
+
+def write_shards(path, tmp_path, n_shards):
+    """The file's lines cut into ``n_shards`` files at query boundaries."""
+    lines = path.read_text().splitlines(keepends=True)
+    qids = [ln.split()[1] for ln in lines]
+    starts = [0] + [k for k in range(1, len(lines)) if qids[k] != qids[k - 1]]
+    cuts = [starts[len(starts) * j // n_shards] for j in range(n_shards)] + [len(lines)]
+    out = []
+    for j in range(n_shards):
+        shard = tmp_path / f"part-{j}.txt"
+        shard.write_text("".join(lines[cuts[j]:cuts[j + 1]]))
+        out.append(shard)
+    return out
+
+
+def assert_same_fit(a, b):
+    assert b.objective_ == pytest.approx(a.objective_, rel=1e-9)
+    np.testing.assert_allclose(b.coef_, a.coef_, rtol=0, atol=1e-7 * max(1, np.abs(a.coef_).max()))
+
+
+def test_mq2008_fit_equals_in_memory(client, tmp_path):
+    # 3 shards on 2 workers; small C: few iterations (each is a few round trips)
+    path = shared_file("mq2008", "S5.txt")
+    write_shards(path, tmp_path, 3)
+    X, y, qid = load_svmlight(path)
+    data = svmrank_dask.read_svmlight(str(tmp_path / "part-*.txt"), client=client)
+    assert data.shape == X.shape and len(data.partitions) == 3
+    with pytest.warns(UserWarning, match="51 of 156 queries"):
+        memory = APSVM(C=10.0).fit(X, y, qid=qid)
+    with pytest.warns(UserWarning, match="51 of 156 queries"):
+        remote = APSVM(C=10.0).fit(data)
+    assert_same_fit(memory, remote)
+    np.testing.assert_array_equal(remote.classes_, memory.classes_)
+
+
+def single_query_file(tmp_path, n=300, d=8, seed=0, qid="qid:1 "):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X @ rng.normal(size=d) + rng.normal(size=n) > 0.5, 1, -1)
+    path = tmp_path / "one.txt"
+    path.write_text("".join(f"{lab} {qid}" + " ".join(f"{j + 1}:{v:.6f}" for j, v in
+                                                       enumerate(row)) + "\n"
+                            for lab, row in zip(y, X)))
+    return path
+
+
+def test_single_query_and_binary_fit_equal_in_memory(client, tmp_path):
+    path = single_query_file(tmp_path)
+    X, y, qid = load_svmlight(path)
+    data = svmrank_dask.read_svmlight(path, client=client)
+    assert_same_fit(APSVM(C=10.0).fit(X, y), APSVM(C=10.0).fit(data))
+    assert_same_fit(BinarySVM(C=10.0).fit(X, y), BinarySVM(C=10.0).fit(data))
+
+
+def test_blocksize_partitions(client, tmp_path):
+    path = single_query_file(tmp_path, qid="")  # (no queries: cut anywhere)
+    X, y, _ = load_svmlight(path)
+    data = svmrank_dask.read_svmlight(path, blocksize=path.stat().st_size // 3, client=client)
+    assert len(data.partitions) >= 3 and data.shape == X.shape
+    assert_same_fit(BinarySVM(C=10.0).fit(X, y), BinarySVM(C=10.0).fit(data))
+    with pytest.raises(ValueError, match="spread over"):  # one query over 3 partitions
+        APSVM().fit(data)
+    with pytest.raises(ValueError, match="blocksize"):
+        svmrank_dask.read_svmlight(path, blocksize=0, client=client)
+
+
+def test_bad_input_is_refused_before_training(client, tmp_path):
+    with pytest.raises(ValueError, match="matches no file"):
+        svmrank_dask.read_svmlight(str(tmp_path / "nothing-*.txt"), client=client)
+    (tmp_path / "a.txt").write_text("1 qid:1 1:1 2:1\n0 qid:1 1:0.5\n")
+    (tmp_path / "b.txt").write_text("1 qid:2 1:1 2:1 3:1\n0 qid:2 1:0.5\n")
+    with pytest.raises(ValueError, match="different feature counts"):
+        svmrank_dask.read_svmlight([tmp_path / "a.txt", tmp_path / "b.txt"], client=client)
+    (tmp_path / "c.txt").write_text("1 qid:1 1:1 2:1\n")
+    with pytest.raises(ValueError, match="qid:1 is split across"):
+        svmrank_dask.read_svmlight([tmp_path / "a.txt", tmp_path / "c.txt"], client=client)
+    with pytest.raises(ValueError, match="no Dask scheduler answers"):
+        svmrank_dask.connect("tcp://127.0.0.1:9", timeout=1)
+    data = svmrank_dask.read_svmlight(tmp_path / "a.txt", client=client)
+    with pytest.raises(ValueError, match="y, qid"):
+        APSVM().fit(data, np.ones(2))
+
+
+def test_cli_dask(client, tmp_path, capsys):
+    path = single_query_file(tmp_path, n=120)
+    model = tmp_path / "model"
+    address = client.scheduler.address
+    assert ap_learn.main(["-c", "10", "--dask", address, str(path), str(model)]) == 0
+    X, y, _ = load_svmlight(path)
+    expected = APSVM(C=10.0, epsilon=0.1, max_iter=100000).fit(X, y)
+    np.testing.assert_allclose(read_model(model).w[:X.shape[1]], expected.coef_,
+                               atol=1e-6 * max(1, np.abs(expected.coef_).max()))
+    assert ap_learn.main(["--dask", "local:0", str(path), str(model)]) != 0
+    assert "local:N" in capsys.readouterr().err  # (an unreachable address: test_bad_input)
+    assert ap_learn.main(["--dask", address, "--approx", "10", str(path), str(model)]) != 0
+    assert "--dask cannot be combined" in capsys.readouterr().err
