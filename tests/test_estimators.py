@@ -487,3 +487,28 @@ def test_a_zero_model_warns():
     with _warnings.catch_warnings():
         _warnings.simplefilter("error", UserWarning)
         RankSVM(C=1.0).fit(X, (X[:, 0] > 0).astype(int))
+
+
+def test_scores_that_tie_every_sample_warn():
+    """Issue 29: w is not 0 but X w is the same for every training sample (only the bias
+    or features without variance weighed) was returned silently."""
+    import warnings as _warnings
+    from svmrank import BinarySVM, TopKSVM
+    y = np.array([0] * 6 + [1] * 2)
+    # features without variance: only the bias is non-zero, every sample scores it
+    with pytest.warns(UserWarning, match=r"BinarySVM ended with training scores that all "
+                                         r"tie .*without variance.*C=0.1"):
+        model = BinarySVM(C=0.1).fit(np.zeros((8, 3)), y)
+    assert model.intercept_ != 0 and np.ptp(model.decision_function(np.zeros((8, 3)))) == 0
+    # a constant feature carries each class's prior: every sample gets the same classes
+    with pytest.warns(UserWarning, match="TopKSVM ended with training scores that all tie"):
+        model = TopKSVM(C=1.0).fit(np.ones((8, 1)), y)
+    assert np.any(model.coef_)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("error", UserWarning)
+        BinarySVM(C=1.0).fit(X, y)
+        TopKSVM(C=1.0).fit(X, y)
+        BinarySVM(C=1.0).fit(np.hstack([X, np.ones((30, 1))]), y)  # (a constant column too)

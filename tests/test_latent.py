@@ -289,7 +289,9 @@ def test_robustness_examples_and_bags_of_one():
 def test_bags_of_one_equal_apsvm():
     X, y, _, _ = make_bags(n_bags=60, bag_size=1, random_state=2)
     ap = APSVM(C=5.0, epsilon=1e-4).fit(X, y)
-    lat = LatentAPSVM(C=5.0, epsilon=1e-4).fit(X, y, bags=np.arange(len(y)))
+    # (the random start: CCCP's one round is AP-SVM's cold-started solve; init="auto"
+    # may keep the instance start's point instead, another ε-solution)
+    lat = LatentAPSVM(C=5.0, epsilon=1e-4, init="random").fit(X, y, bags=np.arange(len(y)))
     np.testing.assert_allclose(lat.coef_, ap.coef_, rtol=1e-10, atol=1e-12)
     assert lat.n_outer_iter_ == 1 and lat.converged_
 
@@ -307,8 +309,38 @@ def test_instance_initialisation():
     for cls in (LatentAPSVM, LatentSSVM, LatentSVM):
         est = cls(C=1.0, init="instances", n_init=2).fit(X, y, bags=bags, known=known)
         assert est.objectives_.shape == (2,) and est.objective_ == est.objectives_.min()
-    with pytest.raises(ValueError, match="init must be 'random' or 'instances'"):
+    with pytest.raises(ValueError, match="init must be 'auto', 'random' or 'instances'"):
         LatentAPSVM(init="zero").fit(X, y, bags=bags)
+
+
+def test_default_start_avoids_a_zero_model():
+    """Issue 29: on these bags the random start ends at w = 0 (every bag ties) while the
+    instance-level start reaches a lower objective; the default tries both."""
+    import warnings
+    X, y, bags, _ = make_bags(n_bags=40, bag_size=(5, 12), n_features=9,
+                              positive_fraction=0.15, random_state=3)
+    with pytest.warns(UserWarning, match="LatentAPSVM ended at w = 0"):
+        random = LatentAPSVM(C=0.1, init="random").fit(X, y, bags=bags)
+    assert not np.any(random.coef_)
+    instances = LatentAPSVM(C=0.1, init="instances").fit(X, y, bags=bags)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        default = LatentAPSVM(C=0.1).fit(X, y, bags=bags)
+    assert default.init == "auto" and np.any(default.coef_)
+    np.testing.assert_array_equal(default.objectives_,
+                                  [random.objective_, instances.objective_])
+    assert default.objective_ == instances.objective_ < random.objective_
+    np.testing.assert_array_equal(default.coef_, instances.coef_)
+    assert default.score(X, y, bags=bags) > random.score(X, y, bags=bags)
+    # where the random start is no worse, the default keeps it (the instance start only
+    # replaces it with a strictly lower objective)
+    X, y, bags, _ = make_bags(n_bags=50, bag_size=(2, 5), random_state=10)
+    default = LatentAPSVM(C=5.0, n_init=2).fit(X, y, bags=bags)
+    random = LatentAPSVM(C=5.0, n_init=2, init="random").fit(X, y, bags=bags)
+    assert default.objectives_.shape == (3,)
+    np.testing.assert_array_equal(default.objectives_[:2], random.objectives_)
+    assert default.objectives_[2] > random.objective_  # (the instance start: higher here)
+    np.testing.assert_array_equal(default.coef_, random.coef_)
 
 
 def test_bags_of_one_equal_binary_svm():
@@ -403,7 +435,7 @@ def test_learns_the_hidden_concept_and_is_deterministic():
 
 def test_n_init_keeps_the_lowest_objective():
     X, y, bags, _ = make_bags(n_bags=50, bag_size=(2, 5), random_state=10)
-    est = LatentAPSVM(C=5.0, n_init=3, random_state=0).fit(X, y, bags=bags)
+    est = LatentAPSVM(C=5.0, n_init=3, random_state=0, init="random").fit(X, y, bags=bags)
     assert est.objectives_.shape == (3,)
     assert len(set(np.round(est.objectives_, 10))) == 3  # distinct starts, not one repeated
     assert est.objective_ == est.objectives_.min()

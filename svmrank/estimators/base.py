@@ -255,7 +255,7 @@ class CuttingPlaneEstimator(SvmrankEstimator):
 
     def _keep_report(self, result):
         if result.converged:  # (a stopped run has its ConvergenceWarning)
-            warn_if_zero(result.w, type(self).__name__, self.C)
+            warn_if_degenerate(result.w, result.scores, type(self).__name__, self.C)
         self.result_ = result
         self.converged_ = result.converged
         self.interrupted_ = result.interrupted
@@ -313,12 +313,25 @@ def check_partitioned_fit(estimator, X, y, qid):
         del estimator.feature_names_in_
 
 
-def warn_if_zero(w, owner, C):
-    """UserWarning when a fit ends at w = 0, where every sample ties."""
+def warn_if_degenerate(w, scores, owner, C):
+    """UserWarning when a fit ends where every training sample ties: at w = 0, or with
+    training ``scores`` (optional; one column per class for several) that are all
+    equal although w is not 0 (up to rounding: within 1e-12 of their magnitude)."""
     if not np.any(w):
         warnings.warn(f"{owner} ended at w = 0 (every sample scores the same): C={C:g} may be "
                       "too small, the data may carry no signal, or (latent models) the "
                       "initialisation may be degenerate (try init='instances')",
+                      UserWarning, stacklevel=4)
+        return
+    if scores is None or np.shape(scores)[0] < 2:
+        return
+    scores = np.asarray(scores, dtype=np.float64)
+    spread = np.ptp(scores, axis=0)
+    if np.all(spread <= 1e-12 * np.abs(scores).max(axis=0)):
+        warnings.warn(f"{owner} ended with training scores that all tie (w is not 0, but "
+                      "X w is the same for every sample): w weighs only features without "
+                      f"variance (constant columns, the bias), C={C:g} may be too small, or "
+                      "the labels may carry no signal the features separate",
                       UserWarning, stacklevel=4)
 
 

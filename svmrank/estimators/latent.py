@@ -110,10 +110,10 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
         """Run CCCP from ``n_init`` initialisations; keep the lowest objective.
 
         ``instance_problem(rows, labels)`` builds the supervised problem over an
-        instance-level view of the data (used by ``init="instances"``);
+        instance-level view of the data (used by ``init="instances"`` and "auto");
         ``monitor_options`` (see :meth:`_bag_eval_options`) go to the fit's monitor."""
-        if self.init not in ("random", "instances"):
-            raise ValueError(f"init must be 'random' or 'instances', got {self.init!r}")
+        if self.init not in ("auto", "random", "instances"):
+            raise ValueError(f"init must be 'auto', 'random' or 'instances', got {self.init!r}")
         solves = []
 
         def solve(state, w):
@@ -139,12 +139,22 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
     def _restarts(self, problem, instance_problem, solve, rng, monitor, solves):
         """CCCP from each of the ``n_init`` starts: the best result and every objective
         (Ctrl-C ends the fit at the best result so far, skipping the later starts; in
-        the ``init="instances"`` fit, at that fit's best point)."""
+        the instance start's fit, at that fit's best point). "auto" runs the ``n_init``
+        random starts and then the instance start; a later start wins only with a lower
+        objective."""
         best, objectives = None, []
-        for k in range(int(self.n_init)):
-            if k == 0 and self.init == "instances":
+        n_starts = int(self.n_init) + (self.init == "auto")
+        for k in range(n_starts):
+            last_auto = k == n_starts - 1 and self.init == "auto"
+            if (k == 0 and self.init == "instances") or last_auto:
                 # every candidate of a latent bag as a sample labelled with its bag
                 init = self._solve(instance_problem(*problem.instance_rows()), verbose=0)
+                if init.interrupted and best is not None:  # ("auto" after its random starts)
+                    best.converged, best.interrupted = False, True
+                    warnings.warn(f"{type(self).__name__}: interrupted in the instance start: "
+                                  f"keeping the best of the first {k} (objective "
+                                  f"{best.objective:.6g})", UserWarning, stacklevel=3)
+                    break
                 if init.interrupted:
                     state = problem.impute(init.w)
                     problem.set_state(state)
@@ -224,7 +234,8 @@ class LatentAPSVM(_LatentEstimator):
     loss-augmented inference takes every negative bag's highest scoring candidate
     (Prop. 3) and then runs the fast AP inference over bag scores. Stops when the
     objective decreases by less than ``tol * C``. The best of ``n_init``
-    initialisations (random: a random candidate per positive bag) is kept.
+    initialisations (random: a random candidate per positive bag) and, by default, one
+    instance-level start (``init``) is kept.
 
     Parameters
     ----------
@@ -248,13 +259,15 @@ class LatentAPSVM(_LatentEstimator):
     verbose : int
         1: a live line on a terminal (CCCP round, iteration, objective, gap; see
         :mod:`svmrank.progress`) and one plain line per CCCP iteration.
-    init : {"random", "instances"}
+    init : {"auto", "random", "instances"}
         "random": every initialisation draws a random candidate per positive bag (the
         paper's seeds). "instances": the first initialisation instead imputes at the
         solution of the supervised problem over all candidates, each labelled with its
         bag's label (the known candidate only, where a bag has one); the other
         ``n_init - 1`` stay random. Random starts can settle at w = 0 when positive
-        bags hold many distractors; "instances" avoids that.
+        bags hold many distractors; "instances" avoids that. "auto" (the default): the
+        ``n_init`` random starts and then the "instances" start, which is kept only
+        when its objective is lower (``objectives_`` lists ``n_init + 1`` values).
 
     n_jobs : int or None, default None
         Threads of the per-query inference and per-bag argmax (None or -1: every
@@ -279,7 +292,7 @@ class LatentAPSVM(_LatentEstimator):
     """
 
     def __init__(self, C=1.0, epsilon=1e-3, tol=1e-3, max_outer_iter=50, n_init=1,
-                 random_state=0, lai="qs", max_iter=10000, verbose=0, init="random",
+                 random_state=0, lai="qs", max_iter=10000, verbose=0, init="auto",
                  n_jobs=None):
         self.C = C
         self.epsilon = epsilon
@@ -337,7 +350,7 @@ class LatentSSVM(LatentAPSVM):
     """
 
     def __init__(self, C=1.0, epsilon=1e-3, tol=1e-3, max_outer_iter=50, n_init=1,
-                 random_state=0, lai="qs", max_iter=10000, verbose=0, init="random",
+                 random_state=0, lai="qs", max_iter=10000, verbose=0, init="auto",
                  max_rounds=50, n_jobs=None):
         super().__init__(C=C, epsilon=epsilon, tol=tol, max_outer_iter=max_outer_iter,
                          n_init=n_init, random_state=random_state, lai=lai,
@@ -373,7 +386,7 @@ class LatentSVM(_LatentEstimator):
         Value of the constant bias feature (0: no bias).
     epsilon, tol, max_outer_iter, n_init, random_state, max_iter, verbose, init
         As for :class:`LatentAPSVM` ("instances" starts from the binary SVM over all
-        candidates).
+        candidates), but ``init`` defaults to "random" here.
 
     n_jobs : int or None, default None
         Threads of the per-query inference and per-bag argmax (None or -1: every

@@ -9,7 +9,7 @@ from .._validation import check_int, check_matrix, check_positive, check_verbose
 from ..learners.sdca import LOSSES, sdca_topk
 from ..metrics import top_k_accuracies
 from ..progress import Monitor, sdca_line
-from .base import SvmrankEstimator, check_eval_X, refuse_sample_weight, warn_if_zero
+from .base import SvmrankEstimator, check_eval_X, refuse_sample_weight, warn_if_degenerate
 
 KERNELS = ("linear", "precomputed")
 
@@ -240,8 +240,9 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         self.k_, self.kernel_ = k, self.kernel
         self.dual_coef_ = result.A
         if result.converged:  # (a stopped run has its ConvergenceWarning)
-            warn_if_zero(result.W if result.W is not None else X @ result.A, type(self).__name__,
-                         self.C)
+            scores = np.asarray(X @ (result.A if result.W is None else result.W))
+            warn_if_degenerate(scores if result.W is None else result.W, scores,
+                               type(self).__name__, self.C)
         if result.W is not None:
             self.coef_ = np.ascontiguousarray(result.W.T)
         elif hasattr(self, "coef_"):

@@ -55,6 +55,9 @@ class CuttingPlaneResult:
     planes : WorkingSetPlanes or None
         With ``keep_planes``: the cutting planes in the working set at the end and
         their dual variables, which ``cutting_plane(..., warm_start=result)`` starts from.
+    scores : ndarray or None
+        The problem's scores at ``w`` (``problem.scores(w)``) when it has the score
+        interface, else None.
     """
 
     w: np.ndarray
@@ -68,6 +71,7 @@ class CuttingPlaneResult:
     history: list = field(default_factory=list)
     interrupted: bool = False
     planes: "WorkingSetPlanes" = None
+    scores: np.ndarray = None
 
 
 @dataclass
@@ -350,7 +354,8 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
                               dual_objective=run.dual, duality_gap=run.primal - run.dual,
                               converged=converged, history=run.history,
                               interrupted=interrupted,
-                              planes=run.ws.planes() if keep_planes else None)
+                              planes=run.ws.planes() if keep_planes else None,
+                              scores=problem.scores(run.w) if has_scores else None)
 
 
 class _Run:
