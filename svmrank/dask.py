@@ -338,6 +338,7 @@ class DistributedProblem:
         self.workers = [list(who_has[p.key])[:1] for p in self.parts]
         self.last = [None] * len(self.parts)
         self.free, self.keys = [], 0
+        self.poll_seconds = 1.0  # how often a waiting gather checks that the workers live
         self.count = sum(s["count"] for s in summaries)
         self.n_skipped = sum(s["skipped"] for s in summaries)
         self.n_queries_total = sum(s["total"] for s in summaries)
@@ -366,7 +367,31 @@ class DistributedProblem:
         return list(self.last)
 
     def gather(self, futures):
+        """The results of ``futures``; a one-line error, instead of waiting forever, when
+        a partition's worker has left the cluster (its pinned tasks could never run)."""
+        while True:
+            try:
+                distributed.wait(futures, timeout=self.poll_seconds)
+                break
+            except distributed.TimeoutError:
+                self.check_workers()
         return self.client.gather(futures)
+
+    def check_workers(self):
+        """Raise if a worker holding partitions is gone: its partitions' state (the held
+        scores and coefficients) is lost, and a recomputed partition would not have it."""
+        try:
+            info = self.client.scheduler_info(n_workers=-1)  # (all the workers)
+        except TypeError:  # pragma: no cover - distributed before 2025.4 lists all
+            info = self.client.scheduler_info()
+        alive = set(info["workers"])
+        lost = [(k, w[0]) for k, w in enumerate(self.workers) if w and w[0] not in alive]
+        if lost:
+            parts = ", ".join(str(k) for k, _ in lost)
+            who = ", ".join(sorted({w for _, w in lost}))
+            raise RuntimeError(f"Dask worker {who} left the cluster mid-fit with partition(s) "
+                               f"{parts}; their state is lost: fit again (the shards are "
+                               "read anew)")
 
     def scores(self, w):
         out = self.new_key()

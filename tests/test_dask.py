@@ -117,3 +117,36 @@ def test_cli_dask(client, tmp_path, capsys):
     assert "local:N" in capsys.readouterr().err  # (an unreachable address: test_bad_input)
     assert ap_learn.main(["--dask", address, "--approx", "10", str(path), str(model)]) != 0
     assert "--dask cannot be combined" in capsys.readouterr().err
+
+
+def test_killed_worker_mid_fit_is_a_clear_error(tmp_path, monkeypatch):
+    # its own cluster: the killed worker's nanny restarts it under a new address
+    import os
+    import signal
+    import time
+    rng = np.random.default_rng(1)
+    for j in range(2):
+        X = rng.normal(size=(60, 5))
+        (tmp_path / f"part-{j}.txt").write_text("".join(
+            f"{int(v > 0)} qid:{j + 1} " + " ".join(f"{k + 1}:{x:.5f}" for k, x in enumerate(row))
+            + "\n" for v, row in zip(X @ np.arange(1, 6) + rng.normal(size=60), X)))
+    original, calls = svmrank_dask.DistributedProblem.violation_at_scores, []
+
+    def kill_at_second_inference(self, scores):
+        calls.append(1)
+        if len(calls) == 2:  # mid-fit: after the first iteration
+            pids = self.client.run(os.getpid)
+            os.kill(pids[self.workers[0][0]], signal.SIGKILL)
+        return original(self, scores)
+
+    monkeypatch.setattr(svmrank_dask.DistributedProblem, "violation_at_scores",
+                        kill_at_second_inference)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as c:
+            data = svmrank_dask.read_svmlight(str(tmp_path / "part-*.txt"), client=c)
+            start = time.monotonic()
+            with pytest.raises(RuntimeError, match=r"left the cluster mid-fit with partition") as info:
+                APSVM(C=100.0).fit(data)
+            assert len(calls) == 2 and time.monotonic() - start < 120
+            assert "partition(s) 0" in str(info.value)
