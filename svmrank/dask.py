@@ -2,7 +2,8 @@
 
 :func:`read_svmlight` loads SVMlight shards into the workers' memory, one partition a
 shard (queries whole), and checks them; ``RankSVM``/``APSVM``/``BinarySVM`` ``.fit``
-accept the result. Each cutting-plane iteration the driver broadcasts w; every
+accept the result, and their ``decision_function``/``predict`` score it on the
+workers (in input order). Each cutting-plane iteration the driver broadcasts w; every
 partition computes and keeps its scores, runs its per-query inference and returns its
 sums (loss, Xᵀd, counts); the line search's points s_b + t (s_c − s_b) and their inner
 products are evaluated on the partitions' cached scores; the QP runs on the driver.
@@ -80,6 +81,10 @@ def _count(chunks):
     return len(chunks)
 
 
+def _partition_scores(part, w, intercept):
+    return np.asarray(part[0] @ w).ravel() + intercept
+
+
 def _shard_summary(part):
     X, y, qid = part
     return {"n_rows": X.shape[0], "n_columns": X.shape[1], "qids": np.unique(qid),
@@ -118,6 +123,28 @@ class SvmlightPartitions:
         """The distributed problem of ``kind`` ("ranking" or "binary") over the
         partitions; ``options`` go to each partition's RankingProblem / BinaryProblem."""
         return DistributedProblem(self, kind, options)
+
+    def decision_function(self, coef, intercept=0.0):
+        """The scores ``X @ coef + intercept`` of every row, computed on the workers
+        partition by partition, returned in input order (shards in order, lines in
+        order).
+
+        Parameters
+        ----------
+        coef : array of shape (n_features,)
+        intercept : float
+
+        Returns
+        -------
+        ndarray of shape (n_rows,)
+        """
+        coef = np.asarray(coef, dtype=np.float64).ravel()
+        if coef.shape[0] != self.n_features:
+            raise ValueError(f"X: the shards have {self.n_features} features, but the model "
+                             f"has {coef.shape[0]}; read them with n_features={coef.shape[0]}")
+        futures = [self.client.submit(_partition_scores, f, coef, float(intercept), pure=False)
+                   for f in self.partitions]
+        return np.concatenate([np.zeros(0)] + self.client.gather(futures))
 
     def gather(self):
         """(X, y, qid) of all the shards in one process (for tests and small data)."""

@@ -150,3 +150,20 @@ def test_killed_worker_mid_fit_is_a_clear_error(tmp_path, monkeypatch):
                 APSVM(C=100.0).fit(data)
             assert len(calls) == 2 and time.monotonic() - start < 120
             assert "partition(s) 0" in str(info.value)
+
+
+def test_decision_function_on_partitions_in_input_order(client, tmp_path):
+    from svmrank import RankSVM
+    path = single_query_file(tmp_path, qid="")
+    X, y, _ = load_svmlight(path)
+    data = svmrank_dask.read_svmlight(path, blocksize=path.stat().st_size // 4, client=client)
+    assert len(data.partitions) >= 3
+    for model in (RankSVM(C=1.0).fit(X, y), APSVM(C=1.0).fit(X, y), BinarySVM(C=1.0).fit(X, y)):
+        np.testing.assert_allclose(model.decision_function(data), model.decision_function(X),
+                                   rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(model.predict(data), model.predict(X))
+    # shards narrower than the model: refused, naming the fix
+    (tmp_path / "narrow.txt").write_text("1 1:0.5\n-1 2:1\n")
+    narrow = svmrank_dask.read_svmlight(tmp_path / "narrow.txt", client=client)
+    with pytest.raises(ValueError, match="n_features=8"):
+        model.decision_function(narrow)

@@ -69,8 +69,13 @@ class LinearScorerMixin:
         """Return the scores ``X @ coef_ + intercept_``, one per row of X.
 
         X must have ``n_features_in_`` columns (the CLI, like SVM-light, drops test
-        features beyond the model's highest index before it calls this).
+        features beyond the model's highest index before it calls this). X may be
+        partitioned data (``svmrank.dask.read_svmlight``): scored on its workers, the
+        scores returned in input order.
         """
+        if is_partitioned(X):
+            check_is_fitted(self)
+            return X.decision_function(self.coef_, self.intercept_)
         X = self._validate_X(X, reset=False)
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
 
