@@ -49,6 +49,8 @@ def classes():
 
 def _fit_latent(cls, bags, **kwargs):
     (X, y, b, _), _ = bags
+    # (one start: "auto", LatentAPSVM's default, prints the rounds of two)
+    kwargs.setdefault("init", "random")
     return cls(C=1.0, max_outer_iter=3, **kwargs).fit(X, y, bags=b)
 
 

@@ -349,13 +349,16 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
         warnings.warn(f"cutting-plane training stopped at max_iter={max_iter} before reaching "
                       f"epsilon={epsilon} (duality gap {run.primal - run.dual:.3g})",
                       exceptions.ConvergenceWarning, stacklevel=2)
+    scores = problem.scores(run.w) if has_scores else None
+    if not isinstance(scores, np.ndarray):  # (a distributed problem keeps them on its workers)
+        scores = None
     return CuttingPlaneResult(w=run.w, xi=run.xi, n_iter=len(run.history),
                               n_constraints=run.ws.n_planes, primal_objective=run.primal,
                               dual_objective=run.dual, duality_gap=run.primal - run.dual,
                               converged=converged, history=run.history,
                               interrupted=interrupted,
                               planes=run.ws.planes() if keep_planes else None,
-                              scores=problem.scores(run.w) if has_scores else None)
+                              scores=scores)
 
 
 class _Run:
