@@ -328,8 +328,7 @@ def warn_if_degenerate(w, scores, owner, C):
                       "initialisation may be degenerate (try init='instances')",
                       UserWarning, stacklevel=4)
         return
-    if scores is None or np.ndim(scores) == 0 or np.shape(scores)[0] < 2:
-        # (no scores, or a Dask fit's scores held on the workers: not checked)
+    if scores is None or np.shape(scores)[0] < 2:
         return
     scores = np.asarray(scores, dtype=np.float64)
     spread = np.ptp(scores, axis=0)
