@@ -158,8 +158,13 @@ def test_killed_worker_mid_fit_is_a_clear_error(tmp_path, monkeypatch):
             thread.start()
             thread.join(120)  # a bound, not a timing: the fit must not wait forever
             assert not thread.is_alive(), "the fit hangs after a worker was killed"
-    assert len(calls) == 2 and len(outcome) == 1 and isinstance(outcome[0], RuntimeError)
-    assert re.search(r"left the cluster mid-fit with partition\(s\) 0\b", str(outcome[0]))
+            assert len(calls) == 2 and len(outcome) == 1
+            assert isinstance(outcome[0], RuntimeError)
+            assert re.search(r"left the cluster mid-fit with partition\(s\) 0\b",
+                             str(outcome[0]))
+            # fitting again works: Dask reads the lost shard anew
+            X, y, qid = data.gather()
+            assert_same_fit(APSVM(C=100.0).fit(X, y, qid=qid), APSVM(C=100.0).fit(data))
 
 
 def test_decision_function_on_partitions_in_input_order(client, tmp_path):
