@@ -6,7 +6,7 @@ distributed = pytest.importorskip("distributed", reason="dask[distributed] is no
                                   "(pip install svmrank[dask])")
 
 from conftest import shared_file  # noqa: E402
-from svmrank import APSVM, BinarySVM  # noqa: E402
+from svmrank import APSVM, BinarySVM, RankSVM  # noqa: E402
 from svmrank.cli import ap_learn  # noqa: E402
 from svmrank.io import load_svmlight  # noqa: E402
 from svmrank.io.model_file import read_model  # noqa: E402
@@ -102,6 +102,13 @@ def test_bad_input_is_refused_before_training(client, tmp_path):
     data = svmrank_dask.read_svmlight(tmp_path / "a.txt", client=client)
     with pytest.raises(ValueError, match="y, qid"):
         APSVM().fit(data, np.ones(2))
+    (tmp_path / "g.txt").write_text("2 qid:1 1:1 2:1\n1 qid:1 1:0.7\n0 qid:1 1:0.5\n")
+    graded = svmrank_dask.read_svmlight(tmp_path / "g.txt", client=client)
+    for model in (RankSVM(loss="ndcg"), RankSVM(loss="pairs"), RankSVM(loss="ndcg", k=2)):
+        with pytest.raises(ValueError, match="^loss: .* not supported on partitioned"):
+            model.fit(graded)
+    with pytest.raises(ValueError, match="^loss: 'ndcg' on labels .* not supported"):
+        RankSVM(loss="ndcg", k=1).fit(data)
 
 
 def test_cli_dask(client, tmp_path, capsys):

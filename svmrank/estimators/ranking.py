@@ -168,10 +168,13 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
     def _fit_partitioned(self, X, y, qid):
         if getattr(self, "approx", None) is not None:
             raise ValueError("approx: not supported on partitioned (Dask) data")
-        if not isinstance(self.loss, str) or self.loss not in ("ap", "roc") and not (
-                self.loss == "ndcg" and getattr(self, "k", None) is None):
-            raise ValueError(f"loss: {self.loss!r} is not supported on partitioned (Dask) data: "
-                             "only the binary-relevance losses 'ap', 'ndcg' and 'roc'")
+        # (the graded losses, and NDCG on graded labels, are not distributed: refuse
+        # rather than train binary NDCG on merged levels)
+        if not isinstance(self.loss, str) or self.loss not in ("ap", "ndcg", "roc") \
+                or self._graded_loss(X.labels) is not None:
+            raise ValueError(f"loss: {self.loss!r} on labels {X.labels.tolist()} is not "
+                             "supported on partitioned (Dask) data: only 'ap', 'roc' and "
+                             "'ndcg' with two labels and k=None (binary relevance)")
         check_partitioned_fit(self, X, y, qid)
         problem = X.problem("ranking", loss=self.loss, lai=self.lai)
         result = self._run(problem)
