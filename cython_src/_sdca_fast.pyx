@@ -18,6 +18,11 @@ from libc.stdlib cimport malloc, free
 
 from ._projection_fast cimport topk_box_project, topk_simplex_project
 
+ctypedef fused index_t:  # CSR indices and indptr: scipy's int32, or intp (>= 2**31 values)
+    int
+    Py_ssize_t
+
+
 cpdef enum:  # the loss of an epoch (Python ints too: svmrank.learners.sdca passes them)
     LOSS_ALPHA = 0  # top-k simplex (alpha loss)
     LOSS_BETA = 1   # the box set (beta loss, Prop. 5)
@@ -112,11 +117,12 @@ cdef class _Buffers:
         free(self.work)
 
 
-def epoch_csr(const double[::1] data, const Py_ssize_t[::1] indices,
-              const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] y,
+def epoch_csr(const double[::1] data, const index_t[::1] indices,
+              const index_t[::1] indptr, const Py_ssize_t[::1] y,
               const double[::1] sqnorm, const Py_ssize_t[::1] order,
               double[:, ::1] W, double[:, ::1] A, Py_ssize_t k, double r, int loss):
-    """One pass of SDCA over ``order`` for CSR X; W (d, m) and A (n, m) in place.
+    """One pass of SDCA over ``order`` for CSR X (its own index arrays, int32 or intp:
+    no copy); W (d, m) and A (n, m) in place.
 
     Returns the number of projections that reported a non-zero status.
     """
@@ -213,7 +219,7 @@ def epoch_kernel(const double[:, ::1] K, const Py_ssize_t[::1] y,
     return failures
 
 
-def sqnorms_csr(const double[::1] data, const Py_ssize_t[::1] indptr, double[::1] out):
+def sqnorms_csr(const double[::1] data, const index_t[::1] indptr, double[::1] out):
     """K_ii = <x_i, x_i> of CSR rows, summed left to right (as :func:`sqnorms_dense`)."""
     cdef Py_ssize_t i, p
     cdef double s

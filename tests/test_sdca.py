@@ -370,3 +370,58 @@ def test_optimal_objectives_are_ordered():
 def test_loss_rejects_unknown_name():
     with pytest.raises(ValueError, match="loss"):
         topk_hinge_losses(np.zeros((2, 3)), np.array([0, 1]), 1, "gamma")
+
+
+# ---------------------------------------------------------------------------
+# The gap check over blocks of rows (issue 28 part 3: no (n, m) temporaries)
+# ---------------------------------------------------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 200), st.integers(2, 9),
+       st.sampled_from(["alpha", "beta"]), st.sampled_from([1e-300, 1.0, 1e150]),
+       st.booleans())
+def test_blockwise_losses_equal_the_whole_products(seed, n, m, loss, scale, ties):
+    """Every block size and thread count gives bitwise the losses of X @ W whole:
+    random, tied (integer) and huge or tiny scores, empty rows, one class ahead."""
+    from svmrank.learners import sdca
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, 7, density=0.4, random_state=rng, format="csr")
+    X.data = np.round(X.data * 3) if ties else X.data * scale
+    W = rng.normal(size=(7, m)) * (1.0 if ties else scale)
+    W = np.round(W) if ties else W
+    y = rng.integers(0, m, n).astype(np.intp)
+    k = int(rng.integers(1, m))
+    original = sdca.block_rows
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = topk_hinge_losses(np.asarray(X @ W), y, k, loss)
+        try:
+            for rows in (1, 3, 64, n):
+                sdca.block_rows = lambda m, rows=rows: rows
+                for threads in (1, 2, 4):
+                    got = sdca.blockwise_losses(X, W, y, k, loss, threads)
+                    assert np.array_equal(got, want, equal_nan=True)
+        finally:
+            sdca.block_rows = original
+    assert original(26) * 26 * 8 <= 256 * 1024 and original(10**6) >= 64
+
+
+def test_int32_and_intp_indices_give_identical_iterates():
+    """The CSR epoch reads scipy's int32 index arrays as they are (no intp copy of X):
+    the same iterates as with intp indices."""
+    from svmrank import _sdca_fast
+    rng = np.random.default_rng(4)
+    X = sp.random(60, 9, density=0.5, random_state=rng, format="csr")
+    y = rng.integers(0, 4, 60).astype(np.intp)
+    order = rng.permutation(60).astype(np.intp)
+    runs = []
+    for index in (np.int32, np.intp):
+        indices, indptr = X.indices.astype(index), X.indptr.astype(index)
+        sq = np.empty(60)
+        _sdca_fast.sqnorms_csr(X.data, indptr, sq)
+        W, A = np.zeros((9, 4)), np.zeros((60, 4))
+        for _ in range(3):
+            _sdca_fast.epoch_csr(X.data, indices, indptr, y, sq, order, W, A, 2, 1.0,
+                                 _sdca_fast.LOSS_ALPHA)
+        runs.append((sq, W, A))
+    for a, b in zip(*runs):
+        assert np.array_equal(a, b)

@@ -5,6 +5,7 @@ bitwise the same results on any number of threads, and so do whole fits; n_jobs 
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from scipy import sparse
 from hypothesis import strategies as st
 
 from svmrank import _latent_fast
@@ -139,3 +140,45 @@ def test_n_jobs_conventions():
     assert APSVM(n_jobs=2).get_params()["n_jobs"] == 2
     assert "n_jobs" in RankSVM().get_params()
     assert current_threads() == 1
+
+
+@pytest.mark.parametrize("loss,k", [("alpha", 1), ("alpha", 3), ("beta", 2)])
+def test_topk_fit_is_bitwise_the_same_on_any_thread_count(monkeypatch, loss, k):
+    """TopKSVM's gap checks run over blocks of rows on n_jobs threads: the same
+    coefficients, duals, objectives and epochs on 1, 2 and 4 (blocks of 16 rows here,
+    so that every thread has several)."""
+    from svmrank.estimators.topk import TopKSVM
+    from svmrank.learners import sdca
+    monkeypatch.setattr(sdca, "block_rows", lambda m: 16)
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(300, 6))
+    y = np.argmax(X[:, :5] + rng.normal(size=(300, 5)), axis=1)
+    X = sparse.csr_matrix(np.round(X, 1))  # (ties among the scores)
+    fits = [TopKSVM(k=k, loss=loss, C=0.5, check_gap_every=1, random_state=0,
+                    n_jobs=j).fit(X, y) for j in THREADS]
+    for fit in fits[1:]:
+        assert np.array_equal(fit.coef_, fits[0].coef_)
+        assert np.array_equal(fit.dual_coef_, fits[0].dual_coef_)
+        assert fit.history_ and [h[:4] for h in fit.history_] == [h[:4] for h in fits[0].history_]
+        assert fit.n_iter_ == fits[0].n_iter_
+
+
+def test_topk_cli_threads_option_reaches_the_fit(tmp_path, monkeypatch):
+    """svm_topk_learn --threads N runs the gap checks on N threads."""
+    from svmrank.cli import topk_learn
+    from svmrank.learners import sdca
+    seen = []
+    real = sdca.blockwise_losses
+    monkeypatch.setattr(sdca, "blockwise_losses",
+                        lambda *a: seen.append(a[-1]) or real(*a))
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 3))
+    y = np.argmax(X, axis=1) + 1
+    train = tmp_path / "train.dat"
+    train.write_text("".join(f"{c} " + " ".join(f"{j + 1}:{v:.3f}" for j, v in enumerate(r))
+                             + "\n" for c, r in zip(y, X)))
+    for n in (1, 3):
+        seen.clear()
+        assert topk_learn.main(["-v", "0", "-c", "1", "--threads", str(n), str(train),
+                                str(tmp_path / "model")]) == 0
+        assert seen and set(seen) == {n}

@@ -14,6 +14,7 @@ from ..io.estimator_model import MULTICLASS_SCALE, to_model
 from ..io.multiclass_model import check_model_size, format_label, write_multiclass_model
 from ..io.svmlight import load_svmlight
 from ..learners.sdca import check_sdca_memory
+from ..parallel import current_threads
 from .common import CLIError, plot_if_asked, refuse_overflowing_rows, run, stop_if_interrupted
 from .dialects import (UNUSED, USED, Dialect, Option, c_option, e_option, kernel_options,
                        learner_positionals, plot_options, rescaling_options,
@@ -163,7 +164,7 @@ def learn(argv):
     estimator = TopKSVM(k=args.k, loss=args.loss, C=args.c / (MULTICLASS_SCALE * n),
                         epsilon=args.e, max_epoch=args.max_epoch,
                         check_gap_every=args.gap_every, random_state=args.seed,
-                        verbose=0)
+                        verbose=0, n_jobs=current_threads())  # (--threads)
     estimator.fit(X, y, classes=classes)
     elapsed = time.perf_counter() - start
     scale = MULTICLASS_SCALE ** 2  # objectives on svm_multiclass_learn's scale, as -c

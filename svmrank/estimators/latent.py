@@ -55,6 +55,15 @@ def _rows_back(rows, order):
     return rows if order is None else np.where(rows >= 0, order[np.maximum(rows, 0)], rows)
 
 
+def _instance_ranking(problem, rows, labels, lai):
+    """The AP problem over candidate ``rows`` (instance start): over every row, it
+    shares the latent problem's X and products (no copy of X); over some, it copies
+    them."""
+    if rows.size == problem.X.shape[0]:  # (rows: increasing, so every row in order)
+        return RankingProblem(problem.X, labels, loss="ap", lai=lai, products=problem.products)
+    return RankingProblem(problem.X[rows], labels, loss="ap", lai=lai)
+
+
 class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
     """CCCP over a latent problem with ``n_init`` random starts; bag-level scoring."""
 
@@ -323,8 +332,8 @@ class LatentAPSVM(_LatentEstimator):
         X, bag_index, labels, known_rows, order = self._prepare(X, y, bags, known)
         options = self._bag_eval_options(eval_set, early_stopping_rounds)
         problem = self._make_problem(X, bag_index, labels, known_rows)
-        best = self._fit_problem(problem, lambda rows, lab: RankingProblem(
-            X[rows], lab, loss="ap", lai=self.lai), options)
+        best = self._fit_problem(problem, lambda rows, lab: _instance_ranking(
+            problem, rows, lab, self.lai), options)
         self.coef_ = np.asarray(best.w, dtype=np.float64)
         self.intercept_ = 0.0
         self.latent_ = _rows_back(np.asarray(best.state), order)

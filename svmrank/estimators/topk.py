@@ -6,8 +6,9 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_int, check_matrix, check_positive, check_verbose
-from ..learners.sdca import LOSSES, sdca_topk
+from ..learners.sdca import LOSSES, score_blocks, sdca_topk
 from ..metrics import top_k_accuracies
+from ..parallel import threads
 from ..progress import Monitor, sdca_line
 from .base import SvmrankEstimator, check_eval_X, refuse_sample_weight, warn_if_degenerate
 
@@ -112,6 +113,11 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
     verbose : int
         1 shows the objectives at every gap check (a live line on a terminal, see
         :mod:`svmrank.progress`).
+    n_jobs : int or None, default None
+        Threads of the duality-gap checks on CSR X, which run over blocks of rows (None
+        or -1: every core; see :func:`svmrank.parallel.effective_n_jobs`). The epochs
+        themselves are sequential (each step reads the W the previous one left). The
+        result does not depend on it.
 
     Attributes
     ----------
@@ -143,7 +149,8 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
     """
 
     def __init__(self, k=1, loss="alpha", C=1.0, epsilon=1e-3, max_epoch=1000,
-                 check_gap_every=5, random_state=None, kernel="linear", verbose=0):
+                 check_gap_every=5, random_state=None, kernel="linear", verbose=0,
+                 n_jobs=None):
         self.k = k
         self.loss = loss
         self.C = C
@@ -153,6 +160,7 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         self.random_state = random_state
         self.kernel = kernel
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -221,11 +229,13 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
                           show_dual=True, **self._eval_options(eval_set, early_stopping_rounds,
                                                                X.shape[1], classes, k))
         try:
-            result = sdca_topk(X, codes, len(classes), k=k, C=float(self.C), loss=self.loss,
-                               epsilon=float(self.epsilon), max_epoch=int(self.max_epoch),
-                               check_gap_every=int(self.check_gap_every),
-                               random_state=self.random_state, kernel=self.kernel,
-                               monitor=monitor)
+            with threads(self.n_jobs):  # (the gap checks' blocks of rows)
+                result = sdca_topk(X, codes, len(classes), k=k, C=float(self.C),
+                                   loss=self.loss, epsilon=float(self.epsilon),
+                                   max_epoch=int(self.max_epoch),
+                                   check_gap_every=int(self.check_gap_every),
+                                   random_state=self.random_state, kernel=self.kernel,
+                                   monitor=monitor)
         finally:
             monitor.close()
         self.trace_ = monitor.records
@@ -240,9 +250,8 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         self.k_, self.kernel_ = k, self.kernel
         self.dual_coef_ = result.A
         if result.converged:  # (a stopped run has its ConvergenceWarning)
-            scores = np.asarray(X @ (result.A if result.W is None else result.W))
-            warn_if_degenerate(scores if result.W is None else result.W, scores,
-                               type(self).__name__, self.C)
+            warn_if_degenerate(result.A if result.W is None else result.W,
+                               _training_scores(X, result), type(self).__name__, self.C)
         if result.W is not None:
             self.coef_ = np.ascontiguousarray(result.W.T)
         elif hasattr(self, "coef_"):
@@ -312,6 +321,20 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         if y.shape != (scores.shape[0],):
             raise ValueError(f"y: expected shape ({scores.shape[0]},), got {y.shape}")
         return _top_k_accuracy(scores, y, self.classes_, int(self._fitted("k")))
+
+
+def _training_scores(X, result):
+    """The training scores for warn_if_degenerate: with CSR X and W, only each class's
+    lowest and highest score (2 rows, computed over blocks of rows), which give the
+    same spread and magnitude as the (n, m) scores without holding them."""
+    if result.W is None or not sp.issparse(X) or X.shape[0] < 2:
+        return np.asarray(X @ (result.A if result.W is None else result.W))
+    low = np.full(result.W.shape[1], np.inf)
+    high = -low
+    for _, _, S in score_blocks(X, result.W):
+        np.minimum(low, S.min(axis=0), out=low)
+        np.maximum(high, S.max(axis=0), out=high)
+    return np.vstack([low, high])
 
 
 def _top_k_accuracy(scores, y, classes, k):

@@ -33,6 +33,7 @@ import scipy.sparse as sp
 
 from .. import exceptions
 from .._validation import check_random_state
+from ..parallel import current_threads
 
 LOSSES = ("alpha", "beta")
 
@@ -42,9 +43,12 @@ MAX_SDCA_BYTES = 4 * 2**30
 
 
 def sdca_memory_bytes(n_samples, n_classes, n_features, kernel="linear"):
-    """Bytes :func:`sdca_topk` allocates at its peak: the dual A and, at each gap check,
-    the scores and three temporaries of the top-k loss (five (n, m) float64 arrays),
-    plus W (d, m) or, with a precomputed kernel, a copy of the (n, n) Gram matrix."""
+    """Bytes :func:`sdca_topk` allocates at its peak with dense X: the dual A and, at
+    each gap check, the scores and three temporaries of the top-k loss (five (n, m)
+    float64 arrays), plus W (d, m) or, with a precomputed kernel, a copy of the (n, n)
+    Gram matrix. With CSR X the gap check runs over blocks of rows
+    (:func:`score_blocks`), so that the (n, m) arrays are A alone: this bound is then
+    about five times the need."""
     n, m = int(n_samples), int(n_classes)
     other = n * n if kernel == "precomputed" else int(n_features) * m
     return 8 * (5 * n * m + other)
@@ -130,11 +134,70 @@ def objectives(scores, y, k, C, loss, A, sq_norm_w):
 
     ``scores`` are ``W^T x_i`` for every example, ``sq_norm_w`` is ``||W||_F^2``.
     """
-    primal = 0.5 * sq_norm_w + C * float(topk_hinge_losses(scores, y, k, loss).sum())
+    return _objectives(topk_hinge_losses(scores, y, k, loss), y, C, A, sq_norm_w)
+
+
+def _objectives(losses, y, C, A, sq_norm_w):
+    """:func:`objectives` from the per-sample losses."""
+    primal = 0.5 * sq_norm_w + C * float(losses.sum())
     dual = float(A[np.arange(len(y)), y].sum()) - 0.5 * sq_norm_w
     scale = max(abs(primal), abs(dual))
     gap = (primal - dual) / scale if scale > 0 else 0.0
     return primal, dual, gap
+
+
+def block_rows(n_classes):
+    """Rows per block of :func:`score_blocks`: each (rows, n_classes) float64 array of a
+    block (its scores and the top-k loss's temporaries) takes at most 256 KiB."""
+    return max(64, (1 << 15) // max(1, int(n_classes)))
+
+
+def score_blocks(X, W):
+    """Class scores ``X @ W`` of CSR X, block of rows by block (:func:`block_rows`).
+
+    Each block is scipy's ``X[a:b] @ W``, which sums every row in the order of its
+    stored values whatever the block: the rows equal those of ``X @ W`` bitwise.
+
+    Yields
+    ------
+    (a, b, S) : int, int, ndarray (b - a, m)
+        Rows a..b-1 and their scores.
+    """
+    n, step = X.shape[0], block_rows(W.shape[1])
+    for a in range(0, n, step):
+        b = min(a + step, n)
+        yield a, b, np.asarray(X[a:b] @ W)
+
+
+def blockwise_losses(X, W, y, k, loss="alpha", n_threads=1):
+    """Per-sample top-k hinge losses of CSR X at W (d, m), a block of rows at a time.
+
+    Equal bitwise to ``topk_hinge_losses(X @ W, y, k, loss)`` for any ``n_threads``,
+    with temporaries of O(threads x block) instead of five (n, m) arrays. With
+    ``n_threads`` > 1 the blocks run on a thread pool (scipy's product and NumPy's
+    partition release the GIL); each writes its own rows of the result.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+    """
+    n, step = X.shape[0], block_rows(W.shape[1])
+    losses = np.empty(n)
+
+    def block(a):
+        b = min(a + step, n)
+        losses[a:b] = topk_hinge_losses(np.asarray(X[a:b] @ W), y[a:b], k, loss)
+
+    starts = range(0, n, step)
+    if n_threads <= 1 or len(starts) < 2:
+        for a in starts:
+            block(a)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
+            for _ in pool.map(block, starts):  # (re-raises a block's error)
+                pass
+    return losses
 
 
 def _init_zero_norm(A, y, sqnorm, C, m):
@@ -190,22 +253,28 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
         def run_epoch(order):
             return _sdca_fast.epoch_kernel(K, y, order, A, k, C, loss_code)
 
-        def scores_and_norm():
+        def objectives_now():
             S = K @ A
-            return S, float(np.sum(A * S))
+            return objectives(S, y, k, C, loss, A, float(np.sum(A * S)))
     else:
         d = X.shape[1]
         W = np.zeros((d, m))
         if sp.issparse(X):
             data = np.ascontiguousarray(X.data, dtype=np.float64)
-            indices = np.ascontiguousarray(X.indices, dtype=np.intp)
-            indptr = np.ascontiguousarray(X.indptr, dtype=np.intp)
+            # (X's own index arrays when they are int32, as scipy makes them: no copy)
+            index = np.int32 if X.indices.dtype == X.indptr.dtype == np.int32 else np.intp
+            indices = np.ascontiguousarray(X.indices, dtype=index)
+            indptr = np.ascontiguousarray(X.indptr, dtype=index)
             sqnorm = np.empty(n)
             _sdca_fast.sqnorms_csr(data, indptr, sqnorm)
 
             def run_epoch(order):
                 return _sdca_fast.epoch_csr(data, indices, indptr, y, sqnorm, order, W, A,
                                             k, C, loss_code)
+
+            def objectives_now():  # (blocks of rows: no (n, m) temporaries beside A)
+                losses = blockwise_losses(X, W, y, k, loss, current_threads())
+                return _objectives(losses, y, C, A, float(np.sum(W * W)))
         else:
             Xd = np.ascontiguousarray(X, dtype=np.float64)
             sqnorm = np.empty(n)
@@ -214,8 +283,8 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
             def run_epoch(order):
                 return _sdca_fast.epoch_dense(Xd, y, sqnorm, order, W, A, k, C, loss_code)
 
-        def scores_and_norm():
-            return np.asarray(X @ W), float(np.sum(W * W))
+            def objectives_now():  # (BLAS: a block's rows may differ from the whole's)
+                return objectives(np.asarray(X @ W), y, k, C, loss, A, float(np.sum(W * W)))
 
     if not np.all(np.isfinite(sqnorm)):  # (the steps divide by it: such rows would stall)
         raise ValueError(f"X: the squared norm of row {int(np.argmin(np.isfinite(sqnorm)))} "
@@ -231,8 +300,7 @@ def sdca_topk(X, y, n_classes, k=1, C=1.0, loss="alpha", epsilon=1e-3, max_epoch
     interrupted = stopped = False
 
     def check():
-        S, sq = scores_and_norm()
-        primal, dual, gap = objectives(S, y, k, C, loss, A, sq)
+        primal, dual, gap = objectives_now()
         history.append((epoch, primal, dual, gap, time.perf_counter() - start))
         return primal, dual, gap
 

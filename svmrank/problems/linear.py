@@ -43,6 +43,14 @@ def transpose_product(X, d):
     return out
 
 
+def _same_arrays(A, B):
+    """Whether CSR matrices A and B are views of the same data, indices and indptr."""
+    return A.shape == B.shape and all(
+        a is b or (a.shape == b.shape and a.__array_interface__["data"] == b.__array_interface__["data"]
+                   and a.strides == b.strides and a.dtype == b.dtype)
+        for a, b in ((A.data, B.data), (A.indices, B.indices), (A.indptr, B.indptr)))
+
+
 class _RowsByLength:
     """A CSR matrix with its rows stored in order of length (``rows[i]`` is the row
     stored i-th): the CPU then predicts the end of each row's loop, which on rows of
@@ -119,20 +127,30 @@ class LinearScoreProblem(ABC):
     ----------
     X : CSR matrix from ``check_matrix``, shape (n_rows, n_features)
         The rows whose scores the family's inference reads.
+    products : SparseProducts, optional
+        Another problem's ``products`` over the same arrays of X, shared instead of
+        copying X twice more (the latent models' instance start, say).
+
+    Attributes
+    ----------
+    products : SparseProducts
+        The products of X (read-only once built: problems may share them).
     """
 
-    def __init__(self, X):
+    def __init__(self, X, products=None):
         self.X = X
         self.n_features = X.shape[1]
-        self._products = SparseProducts(X)
+        if products is not None and not _same_arrays(products.X, X):
+            raise ValueError("products: built over another matrix than X")
+        self.products = SparseProducts(X) if products is None else products
 
     def scores(self, w):
         """Scores X w of the rows."""
-        return self._products.matvec(w)
+        return self.products.matvec(w)
 
     def joint_feature(self, d):
         """Xᵀd (over the rows where d is non-zero when few are)."""
-        return self._products.rmatvec(d)
+        return self.products.rmatvec(d)
 
     @abstractmethod
     def violation_at_scores(self, scores):

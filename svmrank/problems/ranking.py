@@ -29,9 +29,12 @@ class RankingProblem(LinearScoreProblem):
     loss : {"ap", "ndcg", "roc"} or svmrank.losses.QSLoss
     lai : {"qs", "greedy", "search", "select", "search+select"}
         Loss-augmented inference method (see svmrank.inference).
+    products : SparseProducts, optional
+        Another problem's ``products`` over X, shared when the ranked rows are X's rows
+        in place (every query usable, rows grouped by query); otherwise ignored.
     """
 
-    def __init__(self, X, y, qid=None, loss="ap", lai="qs"):
+    def __init__(self, X, y, qid=None, loss="ap", lai="qs", products=None):
         check_method(lai, get_loss(loss), name="lai")
         X = check_matrix(X)
         y = check_vector(y, "y", n=X.shape[0])
@@ -50,7 +53,8 @@ class RankingProblem(LinearScoreProblem):
         keep = np.concatenate([order[a:b] for a, b, u in zip(offsets[:-1], offsets[1:], usable) if u])
         self.rows = keep
         in_place = keep.size == X.shape[0] and bool(np.all(keep == np.arange(keep.size)))
-        super().__init__(X if in_place else X[keep])  # (no copy of X when rows stay put)
+        # (no copy of X when rows stay put; nor of its products when they are given)
+        super().__init__(X if in_place else X[keep], products if in_place else None)
         self.relevant = y[keep] > 0
         self.offsets = np.concatenate([[0], np.cumsum(sizes[usable])]).astype(np.int64)
         self.n_queries = int(usable.sum())
