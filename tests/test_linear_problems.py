@@ -49,3 +49,40 @@ def test_latent_products_match_scipy_on_both_sides_of_the_switch(cls, fraction):
     rows = rng.choice(X.shape[0], size=int(fraction * X.shape[0]), replace=False)
     d = problem.candidate_coef(rows, rng.normal(size=rows.size))
     np.testing.assert_allclose(problem.joint_feature(d), Xp.T @ d, rtol=1e-12, atol=1e-12)
+
+
+def test_problems_share_products_over_the_same_matrix():
+    """A RankingProblem given another problem's products over the same X uses them (no
+    copy of X) and answers as one that builds its own; over another X it is refused."""
+    rng = np.random.default_rng(0)
+    X = sp.random(50, 6, density=0.5, random_state=rng, format="csr")
+    X.sum_duplicates()  # (canonical: validation keeps X's arrays as they are)
+    y = (rng.random(50) < 0.3).astype(float)
+    own = RankingProblem(X, y)
+    shared = RankingProblem(X, 1.0 - y, products=own.products)
+    fresh = RankingProblem(X, 1.0 - y)
+    assert shared.products is own.products
+    w = rng.normal(size=6)
+    for a, b in zip(shared.most_violated(w), fresh.most_violated(w)):
+        assert np.array_equal(a, b)
+    with pytest.raises(ValueError, match="products: built over another matrix"):
+        RankingProblem(X.copy(), y, products=own.products)
+    qid = np.tile([0, 1], 25)  # (rows regrouped by query: products ignored)
+    assert RankingProblem(X, y, qid=qid, products=own.products).products is not own.products
+
+
+def test_latent_instance_start_makes_no_copy_of_x(monkeypatch):
+    """LatentAPSVM's instance start over every candidate builds no second products (2
+    copies of X) and no X[rows]: one SparseProducts for the whole fit."""
+    from svmrank.estimators.latent import LatentAPSVM
+    from svmrank.problems import linear
+    built = []
+    real = linear.SparseProducts.__init__
+    monkeypatch.setattr(linear.SparseProducts, "__init__",
+                        lambda self, X: built.append(X.shape) or real(self, X))
+    rng = np.random.default_rng(1)
+    bags = np.repeat(np.arange(30), 3)
+    X = rng.normal(size=(90, 4))
+    y = np.repeat((rng.random(30) < 0.4).astype(float), 3)
+    LatentAPSVM(init="auto", n_init=1).fit(X, y, bags=bags)
+    assert built == [(90, 4)]
