@@ -148,8 +148,8 @@ def _objectives(losses, y, C, A, sq_norm_w):
 
 def block_rows(n_classes):
     """Rows per block of :func:`score_blocks`: each (rows, n_classes) float64 array of a
-    block (its scores and the top-k loss's temporaries) takes at most 256 KiB."""
-    return max(64, (1 << 15) // max(1, int(n_classes)))
+    block (its scores and the top-k loss's temporaries) takes at most 64 KiB."""
+    return max(64, (1 << 13) // max(1, int(n_classes)))
 
 
 def score_blocks(X, W):

@@ -15,6 +15,9 @@ from .. import _linalg_fast
 # fraction of d is non-zero; above it the gather over Xᵀ is faster (the two break even
 # between 0.2 and 0.35 on w8a and MQ2008: benchmarks/bench_products.py)
 SPARSE_D_FRACTION = 0.3
+# _RowsByLength keeps the rows as they are when the longest is at most this many times
+# the shortest (sorting them by length would not pay for its copy of X)
+UNIFORM_LENGTHS = 1.25
 # SparseProducts copies X twice (12 bytes a stored value each, 8 for a 0/1 matrix) up to
 # this many stored values: 0.8 GB a copy
 COPY_MAX_NNZ = 1 << 26
@@ -54,16 +57,23 @@ def _same_arrays(A, B):
 class _RowsByLength:
     """A CSR matrix with its rows stored in order of length (``rows[i]`` is the row
     stored i-th): the CPU then predicts the end of each row's loop, which on rows of
-    varying length (w8a: 1 to 114 values) makes X w about twice as fast. A 0/1 matrix
-    keeps no values (the kernel reads its indices alone)."""
+    varying length (w8a: 1 to 114 values) makes X w about twice as fast. Rows of about
+    one length (within ``UNIFORM_LENGTHS``: dense data, say) gain nothing from it and
+    are kept as X stores them, without a copy. A 0/1 matrix keeps no values (the kernel
+    reads its indices alone). The products are the same either way (each row is summed
+    alone, in its own order)."""
 
     def __init__(self, X):
         self.n_rows = X.shape[0]
         lengths = np.diff(X.indptr)
-        if lengths.size and lengths.max() < 1 << 16:
+        ones = bool((X.data == 1.0).all())
+        if not lengths.size or lengths.max() <= UNIFORM_LENGTHS * lengths.min():
+            self.rows, self.indptr, self.indices = None, X.indptr, X.indices
+            self.data = None if ones else X.data
+            return
+        if lengths.max() < 1 << 16:
             lengths = lengths.astype(np.uint16)  # (numpy's stable sort is a radix sort)
         self.rows = np.argsort(lengths, kind="stable").astype(np.int32)
-        ones = bool((X.data == 1.0).all())
         self.indptr = np.empty(self.n_rows + 1, dtype=np.int32)
         self.indices = np.empty(X.nnz, dtype=np.int32)
         self.data = None if ones else np.empty(X.nnz)
@@ -81,7 +91,8 @@ class SparseProducts:
     """X w and Xᵀd for one CSR matrix that a learner multiplies many times.
 
     Keeps two copies beside X: its rows stored by length, and Xᵀ (CSR) stored the same
-    way, so that Xᵀd is a gather of d per stored value; the scatter over X's rows
+    way (X's rows, or Xᵀ's, of about one length are not copied again: see
+    :class:`_RowsByLength`), so that Xᵀd is a gather of d per stored value; the scatter over X's rows
     (``transpose_product``) adds into a few columns whose additions wait on each other.
     A d with few non-zero entries takes that scatter over its non-zero rows only.
     Above ``COPY_MAX_NNZ`` stored values no copy is made (the products read X).
