@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from svmrank import _linalg_fast, _testing_fast
 from svmrank._validation import check_matrix
-from svmrank.problems.linear import (SPARSE_D_FRACTION, SparseProducts, matrix_product,
-                                    transpose_product)
+from svmrank.problems.linear import (SPARSE_D_FRACTION, UNIFORM_LENGTHS, SparseProducts,
+                                    matrix_product, transpose_product)
 
 
 def _random_csr(rng, n, d, density, scale):
@@ -157,9 +157,14 @@ def test_sparse_products_match_scipy(seed, n, d, density, d_density, values, thr
     _close(products.matvec(w), X @ w, X, w)
     _close(products.rmatvec(v), np.asarray(X.T @ v).ravel(), X, v)
     for M, A in ((products._by_rows, X), (products._by_cols, X.T.tocsr())):
-        assert np.all(np.diff(np.diff(M.indptr)) >= 0)  # rows by length, X's order within
-        np.testing.assert_array_equal(M.rows, np.argsort(np.diff(A.indptr), kind="stable"))
-        copy = A[M.rows]
+        lengths = np.diff(A.indptr)
+        if M.rows is None:  # rows of about one length: kept as they are, not copied
+            assert lengths.max() <= UNIFORM_LENGTHS * lengths.min()
+            copy = A
+        else:
+            assert np.all(np.diff(np.diff(M.indptr)) >= 0)  # rows by length, X's order within
+            np.testing.assert_array_equal(M.rows, np.argsort(lengths, kind="stable"))
+            copy = A[M.rows]
         np.testing.assert_array_equal(M.indptr, copy.indptr)
         np.testing.assert_array_equal(M.indices, copy.indices)
         np.testing.assert_array_equal(np.ones(A.nnz) if M.data is None else M.data, copy.data)
@@ -211,3 +216,18 @@ def test_sparse_products_int64_indices_fall_back_to_scipy():
     products = SparseProducts(X)
     np.testing.assert_array_equal(products.matvec(np.array([1.0, 2.0, -1.0])), [-1.0, 6.0])
     np.testing.assert_array_equal(products.rmatvec(np.array([2.0, -1.0])), [2.0, -3.0, 4.0])
+
+
+def test_sparse_products_keep_rows_of_one_length_in_place():
+    """Rows of about one length (dense data) are not copied: X's own arrays serve X w,
+    and the products equal those of a copy stored by length bitwise."""
+    rng = np.random.default_rng(3)
+    X = check_matrix(sp.csr_matrix(rng.normal(size=(50, 8))))
+    products = SparseProducts(X)
+    M = products._by_rows
+    assert M.rows is None and M.indices is X.indices and M.data is X.data
+    w = rng.normal(size=8)
+    out = np.empty(50)
+    _linalg_fast.csr_matvec(X.indptr, X.indices, X.data, w, out, 1,
+                            rows=np.arange(50, dtype=np.int32))
+    assert np.array_equal(products.matvec(w), out)
