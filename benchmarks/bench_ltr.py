@@ -69,8 +69,10 @@ Protocol
       gcc -O3 svm_struct_api.o svm_struct/svm_struct_classify.o svm_light/svm_common.o \
           svm_struct/svm_struct_common.o -o ../bin/svm_rank_classify -lm
     Check: ``svm_rank_learn -?`` prints "SVM-struct learning module: SVM-rank, V1.00,
-    15.03.2009", and on SVM-rank's example3 (train -c 3) the predictions on its test
-    file are 2.45127674 1.41263953 0.92976471 -0.55576233.
+    15.03.2009"; -c is required, -l 3 is refused, -e 0.01 prints the NOTE line with eps
+    times the mean pairs per query; on the 3-query example of SVM-rank's web page
+    (example3, -c 3) this build scores the test query 2.45127674 1.41263953 0.92976471
+    -0.55576233 (svmrank's svm_rank_classify on its model: the same to 3e-8).
       python benchmarks/bench_ltr.py --svm-rank /work/peers/svm_rank/bin
   Without the option its rows are not measured.
 - lightgbm_rank's grids reach one decade lower (C from 0.001; LinearSVC from 0.0001):
