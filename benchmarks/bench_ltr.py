@@ -309,7 +309,7 @@ def anchor(folder, split, c, train, test, rounds):
 
 
 def print_anchor(rows):
-    """The anchor table (one row a split) and its means."""
+    """Print the anchor table, one row a split."""
     header = ["split", "c (SVM-rank)", "pval", "objective of its w (svmrank)",
               "svmrank objective", "difference / (c eps)", "SVM-rank train s",
               "svmrank fit s (CPU)", "ratio", "SVM-rank program s", "svmrank program s", "ratio",
