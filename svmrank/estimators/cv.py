@@ -114,11 +114,27 @@ def fold_path(model, X, y, relevance, qid, train, test, Cs, scorer, n_threads=No
 
 
 def path_start(weights, Cs, k):
-    """Start of the fit at ``Cs[k]``: the previous solution, from the third C on moved
-    along the path's last step, extrapolated linearly in log C. A fit stopped at a loose
-    tolerance lags behind the optimum towards the C it started from; starting past the
-    previous solution removes most of that lag from the fold scores (w8a, see
-    benchmarks/README.md)."""
+    """Start of the fit at ``Cs[k]`` on a path of C.
+
+    A fit stopped at a loose tolerance lags behind the optimum towards the C it started
+    from; starting past the previous solution removes most of that lag from the fold
+    scores (w8a: benchmarks/README.md, "Cross-validation over C").
+
+    Parameters
+    ----------
+    weights : list of ndarray
+        The solutions at ``Cs[0]``, ..., ``Cs[k-1]``.
+    Cs : sequence of float
+        The increasing grid.
+    k : int
+        Index of the next C.
+
+    Returns
+    -------
+    ndarray or None
+        None for the first C, the previous solution for the second, then the previous
+        solution moved along the last step, extrapolated linearly in log C.
+    """
     if k < 2:
         return weights[-1] if weights else None
     step = np.log(Cs[k] / Cs[k - 1]) / np.log(Cs[k - 1] / Cs[k - 2])
