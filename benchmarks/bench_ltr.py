@@ -1,6 +1,7 @@
-"""Learning to rank with graded relevance (issue 25 part 5, accuracy): test NDCG@1,3,5,10
-and MAP of svmrank's rank losses against LightGBM lambdarank and a pairwise LinearSVC,
-on MQ2008 Folds 1-5 and LightGBM's 5-level lambdarank example.
+"""Learning to rank with graded relevance (issue 25 part 5): test NDCG@1,3,5,10 and MAP of
+svmrank's rank losses against SVM-rank V1.00, LightGBM lambdarank and a pairwise
+LinearSVC, on MQ2008 Folds 1-5 and LightGBM's 5-level lambdarank example; with
+SVM-rank, its objective, training time and model files against svmrank's.
 
 Protocol
 - MQ2008 (LETOR 4.0, QueryLevelNorm, labels 0-2): Fold k trains on S_k, S_k+1, S_k+2,
@@ -23,18 +24,68 @@ Protocol
   with the reason when it does not import): LGBMRanker with its defaults
   (100 trees, learning rate 0.1, 31 leaves), one thread, seed 0, no tuning.
 - SVM-rank V1.00 (Joachims 2009) as a peer: ``--svm-rank DIR`` runs DIR/svm_rank_learn
-  and DIR/svm_rank_classify (C in {0.01, 0.1, 1, 10, 100} on its own scale, chosen by
-  validation NDCG@10, default -e 0.001). Build it outside this repository:
-      wget https://osmot.cs.cornell.edu/svm_rank/current/svm_rank.tar.gz
-      mkdir svm_rank && tar -xzf svm_rank.tar.gz -C svm_rank && make -C svm_rank
-      python benchmarks/bench_ltr.py --svm-rank svm_rank
+  and DIR/svm_rank_classify (-l 1, -e 0.001, C on its own scale in {0.01, 0.1, 1, 10,
+  100}, chosen by validation NDCG@10), then, at the C it chose on each split, the
+  anchor table: (a) objectives, svm_rank_learn's "pval" and its model's objective
+  computed by svmrank (GradedRankingProblem, C and epsilon mapped by
+  svmrank.losses.svm_rank_parameters) against RankSVM(loss="pairs", pair_loss="count")
+  at the mapped parameters, with SVM-rank's tolerance c * eps (its scale); (b) training
+  time, interleaved, best of ROUNDS: SVM-rank's own "Runtime in cpu-seconds" (learning
+  only, CPU time in 10 ms steps) against the CPU time of RankSVM.fit on the arrays (one
+  thread), and the whole program (read, train, write; svm_rank_learn's wall time)
+  against svmrank's svm_rank_learn script called in-process (--threads 1, no
+  interpreter start); (c) models read both ways: SVM-rank's
+  svm_rank_classify on svmrank's model and svmrank's svm_rank_classify on SVM-rank's,
+  on the test part, against each program's own predictions (largest difference over
+  the largest prediction: SVM-rank prints %.8f and holds features in float).
+  Build (outside this repository; its source is reachable only through a MATLAB
+  wrapper's mirror; nothing of it is committed):
+      fetch github:lanpa/svm-rank-matlab-wrapper   (the search library's fetch tool;
+          or git clone https://github.com/lanpa/svm-rank-matlab-wrapper)
+      mkdir -p /work/peers/svm_rank/src /work/peers/svm_rank/bin
+      git --git-dir=<mirror> archive HEAD | tar -x -C /work/peers/svm_rank/src
+    then, in src/, four edits that only undo the MATLAB entry points (no learning
+    routine is touched):
+      svm_struct/svm_struct_common.h: delete the line #include "mex.h";
+      svm_struct_api.c and svm_struct_api.h: delete read_struct_examples_matlab
+          (definition and prototype; read_struct_examples, the file reader, stays);
+      svm_struct/svm_struct_classify.c: delete mexFunction (its native main is intact);
+      svm_struct/svm_struct_main.c: replace mexFunction by SVM-struct V3.10's generic
+          main(argc, argv): svm_struct_learn_api_init; read_input_parameters;
+          sample = read_struct_examples(trainfile, &struct_parm); the same -w dispatch
+          (0, 1: svm_learn_struct; 2, 3, 4: svm_learn_struct_joint; 9: custom);
+          write_struct_model; free_struct_sample; free_struct_model;
+          svm_struct_learn_api_exit; return 0;
+    and compile (gcc 12; -fcommon for the globals its headers define):
+      F="-O3 -fomit-frame-pointer -ffast-math -Wall -fcommon"
+      for f in svm_light/svm_common svm_light/svm_learn svm_light/svm_hideo \
+               svm_struct/svm_struct_learn svm_struct/svm_struct_common \
+               svm_struct/svm_struct_main svm_struct/svm_struct_classify \
+               svm_struct_api svm_struct_learn_custom; do gcc $F -c $f.c -o $f.o; done
+      gcc -O3 svm_struct/svm_struct_learn.o svm_struct_learn_custom.o svm_struct_api.o \
+          svm_light/svm_hideo.o svm_light/svm_learn.o svm_light/svm_common.o \
+          svm_struct/svm_struct_common.o svm_struct/svm_struct_main.o \
+          -o ../bin/svm_rank_learn -lm
+      gcc -O3 svm_struct_api.o svm_struct/svm_struct_classify.o svm_light/svm_common.o \
+          svm_struct/svm_struct_common.o -o ../bin/svm_rank_classify -lm
+    Check: ``svm_rank_learn -?`` prints "SVM-struct learning module: SVM-rank, V1.00,
+    15.03.2009"; -c is required, -l 3 is refused, -e 0.01 prints the NOTE line with eps
+    times the mean pairs per query; on the 3-query example of SVM-rank's web page
+    (example3, -c 3) this build scores the test query 2.45127674 1.41263953 0.92976471
+    -0.55576233 (svmrank's svm_rank_classify on its model: the same to 3e-8).
+      python benchmarks/bench_ltr.py --svm-rank /work/peers/svm_rank/bin
   Without the option its rows are not measured.
+- lightgbm_rank's grids reach one decade lower (C from 0.001; LinearSVC from 0.0001):
+  with C from 0.01 every svmrank loss picked the lowest C.
 
 Usage (from the repository root): python benchmarks/bench_ltr.py [--folds 1 2 3 4 5]
-[--datasets mq2008 lightgbm_rank] [--svm-rank DIR]
+[--datasets mq2008 lightgbm_rank] [--svm-rank DIR] [--rounds 5] [--models NAME ...]
+(--models: run only the rows whose name contains one of these words)
 """
 import argparse
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -50,8 +101,12 @@ import numpy as np
 from _common import machine_line, print_table, shared_file_or_exit
 
 from svmrank import RankSVM
-from svmrank.io import dump_svmlight, load_svmlight
+from svmrank.cli import rank_classify, rank_learn
+from svmrank.io import dump_svmlight, load_svmlight, read_model
+from svmrank.losses import PairwiseLoss, svm_rank_parameters
 from svmrank.metrics import ranking_metrics
+from svmrank.parallel import threads
+from svmrank.problems.graded import GradedRankingProblem
 
 METRICS = ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map")
 SVMRANK_C = (0.01, 0.1, 1.0, 10.0, 100.0)
@@ -160,6 +215,116 @@ class SVMRankBinary:
         return np.loadtxt(pred)
 
 
+def by_query(X, y, qid):
+    """The rows sorted by qid (svm_rank_learn requires increasing query ids)."""
+    order = np.argsort(qid, kind="stable")
+    return X[order], y[order], qid[order]
+
+
+def svm_rank_objective(w, X, y, qid, c, epsilon=0.001):
+    """svm_rank_learn's primal objective at w for ``-c c -l 1``,
+    1/2 |w|^2 + (c/n) sum_q xi_q, computed by svmrank: RankSVM's pairwise problem at the
+    parameters svm_rank_parameters maps ``c`` to (its C times its averaged hinge)."""
+    params = svm_rank_parameters(c, epsilon, 1, rank_learn.pairs_per_query(y, qid))
+    problem = GradedRankingProblem(X, y, qid, PairwiseLoss("count"))
+    w = np.concatenate([w, np.zeros(max(0, X.shape[1] - len(w)))])[:X.shape[1]]
+    scores = problem.scores(w)
+    loss, d = problem.violation_at_scores(scores)
+    return 0.5 * float(w @ w) + params["C"] * max(0.0, loss - float(scores @ d))
+
+
+def anchor(folder, split, c, train, test, rounds):
+    """SVM-rank V1.00 against svmrank at svm_rank_learn's ``-c c -e 0.001 -l 1`` on one
+    split: objectives, training times and the models read both ways (a dict)."""
+    folder, tmp = Path(folder), Path(tempfile.mkdtemp())
+    X, y, qid = by_query(*train)
+    data, test_file = tmp / "train.dat", tmp / "test.dat"
+    dump_svmlight(data, X, y, qid=qid)
+    Xt, yt, qt = by_query(*test)
+    dump_svmlight(test_file, Xt, yt, qid=qt)
+    theirs_model, ours_model = tmp / "theirs.model", tmp / "ours.model"
+    pairs = rank_learn.pairs_per_query(y, qid)
+    params = svm_rank_parameters(c, 0.001, 1, pairs)
+    state = {}
+
+    def run_peer():
+        t0 = time.perf_counter()
+        done = subprocess.run([str(folder / "svm_rank_learn"), "-c", repr(c), str(data),
+                               str(theirs_model)], capture_output=True, text=True, check=True)
+        wall = time.perf_counter() - t0
+        state["pval"] = float(re.search(r"pval=([-\d.e+]+)", done.stdout)[1])
+        return float(re.search(r"Runtime in cpu-seconds: ([\d.]+)", done.stdout)[1]), wall
+
+    def fit_ours():
+        t0, c0 = time.perf_counter(), time.process_time()
+        with threads(1):
+            state["ours"] = RankSVM(loss="pairs", max_iter=100000, **params).fit(X, y, qid=qid)
+        return time.process_time() - c0, time.perf_counter() - t0
+
+    def program_ours():
+        t0 = time.perf_counter()
+        assert rank_learn.main(["-v", "0", "--threads", "1", "-c", repr(c), str(data),
+                                str(ours_model)]) == 0
+        return None, time.perf_counter() - t0
+
+    # best (CPU, wall) seconds of each over the rounds, run in turns; SVM-rank's CPU time
+    # is its own "Runtime in cpu-seconds" (clock(), learning only, 10 ms steps)
+    best = [[np.inf, np.inf] for _ in range(3)]
+    for round_ in range(rounds + 1):  # (round 0 warms up)
+        for k, fn in enumerate((run_peer, fit_ours, program_ours)):
+            for j, t in enumerate(fn()):
+                if t is not None and round_ > 0:
+                    best[k][j] = min(best[k][j], t)
+    (cpu_peer, wall_peer), (cpu_fit, wall_fit), (_, wall_program) = best
+    ours = state["ours"]
+    w_theirs = read_model(theirs_model).w
+    # models read both ways, on the test part
+    preds = {}
+    for name, program, model in (("theirs/theirs", folder / "svm_rank_classify", theirs_model),
+                                 ("theirs/ours", folder / "svm_rank_classify", ours_model),
+                                 ("ours/ours", None, ours_model),
+                                 ("ours/theirs", None, theirs_model)):
+        out = tmp / name.replace("/", "_")
+        argv = ["-v", "0", str(test_file), str(model), str(out)]
+        if program is None:
+            assert rank_classify.main(argv) == 0
+        else:
+            subprocess.run([str(program), *argv], check=True, capture_output=True)
+        preds[name] = np.loadtxt(out)
+
+    def rel(a, b):  # (SVM-rank prints %.8f, so a small prediction has few digits)
+        return float(np.max(np.abs(a - b)) / np.max(np.abs(b)))
+
+    shutil.rmtree(tmp)
+    return {
+        "split": split, "c": c, "C": params["C"],
+        "pval": state["pval"], "obj_theirs": svm_rank_objective(w_theirs, X, y, qid, c),
+        "obj_ours": svm_rank_objective(ours.coef_.ravel(), X, y, qid, c),
+        "tolerance": c * 0.001 * pairs.sum() / len(pairs),
+        "cpu_theirs": cpu_peer, "fit_ours": cpu_fit, "fit_ours_wall": wall_fit,
+        "wall_theirs": wall_peer, "program_ours": wall_program,
+        "read_theirs_model": rel(preds["ours/theirs"], preds["theirs/theirs"]),
+        "read_ours_model": rel(preds["theirs/ours"], preds["ours/ours"]),
+    }
+
+
+def print_anchor(rows):
+    """Print the anchor table, one row a split."""
+    header = ["split", "c (SVM-rank)", "pval", "objective of its w (svmrank)",
+              "svmrank objective", "difference / (c eps)", "SVM-rank train s",
+              "svmrank fit s (CPU)", "ratio", "SVM-rank program s", "svmrank program s", "ratio",
+              "svmrank reads its model", "it reads svmrank's"]
+    table = [[r["split"], f"{r['c']:g}", f"{r['pval']:.6g}", f"{r['obj_theirs']:.6g}",
+              f"{r['obj_ours']:.6g}", f"{(r['obj_ours'] - r['obj_theirs']) / r['tolerance']:+.2f}",
+              f"{r['cpu_theirs']:.2f}", f"{r['fit_ours']:.3f}",
+              f"{r['fit_ours'] / max(r['cpu_theirs'], 0.005):.2f}",
+              f"{r['wall_theirs']:.3f}", f"{r['program_ours']:.3f}",
+              f"{r['program_ours'] / r['wall_theirs']:.2f}",
+              f"{r['read_theirs_model']:.1e}", f"{r['read_ours_model']:.1e}"] for r in rows]
+    print()
+    print_table(header, table)
+
+
 class BinaryRelevance:
     """An estimator fitted on binary relevance y > 0 (RankSVM(loss="ndcg") trains graded
     NDCG on graded labels where this checkout has it)."""
@@ -213,6 +378,10 @@ def main(argv=None):
     parser.add_argument("--datasets", nargs="+", default=["mq2008", "lightgbm_rank"])
     parser.add_argument("--svm-rank", metavar="DIR", help="folder of svm_rank_learn and "
                         "svm_rank_classify (SVM-rank V1.00) to run as a peer")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="rounds of the interleaved anchor timings (best of)")
+    parser.add_argument("--models", nargs="+", metavar="WORD",
+                        help="run only the rows whose name contains one of these words")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")  # (convergence notes of the sweeps' fits)
     models = [(name, make, SVMRANK_C) for name, make in svmrank_losses()]
@@ -227,6 +396,11 @@ def main(argv=None):
     except ImportError as exc:
         lgb = False
         print(f"SKIP LightGBM lambdarank: {exc} (pip install lightgbm)")
+    if args.models:
+        def wanted(name):
+            return any(word.lower() in name.lower() for word in args.models)
+        models = [m for m in models if wanted(m[0])]
+        lgb = lgb and wanted("LightGBM lambdarank")
     splits = []
     if "mq2008" in args.datasets:
         splits += [(name, tr, va, te, None) for name, tr, va, te, _ in mq2008_folds(args.folds)]
@@ -234,13 +408,22 @@ def main(argv=None):
         splits.append(lightgbm_rank())
     print(machine_line())
     results = {}  # (dataset, model) -> list of measure dicts
+    anchors = []
     for split, train, vali, test, refit in splits:
         dataset = split.split()[0]
         for name, make, grid in models:
+            if dataset == "lightgbm_rank":  # (every loss picked the lowest C from 0.01)
+                grid = (grid[0] / 10,) + tuple(grid)
             C, seconds, out = select_and_test(make, grid, train, vali, test, refit)
             results.setdefault((dataset, name), []).append(out)
             print(f"{split:18s} {name:24s} C={C:<6g} fit {seconds:6.2f}s  " +
                   "  ".join(f"{k}={v:.4f}" for k, v in out.items()), flush=True)
+            if name == "SVM-rank V1.00":
+                anchors.append(anchor(args.svm_rank, split, C,
+                                      refit if refit is not None else train, test, args.rounds))
+                print("  anchor: " + "  ".join(f"{k}={v:.6g}" if isinstance(v, float) else
+                                               f"{k}={v}" for k, v in anchors[-1].items()),
+                      flush=True)
         if lgb:
             model = LightGBMRanker().fit(*(refit if refit is not None else train))
             out = measures(test[1], model.decision_function(test[0]), test[2])
@@ -254,6 +437,9 @@ def main(argv=None):
             for (dataset, name), v in results.items()]
     print()
     print_table(header, rows)
+    if anchors:
+        print_anchor(anchors)
+        print(f"load average: {os.getloadavg()}")
     return 0
 
 

@@ -118,28 +118,38 @@ def topk_rows(n_threads, repeat):
              f"{best[0] / best[1]:.2f}x", same_fit]]
 
 
-def _spin(n=3_000_000):
+def _spin(n=20_000_000):
     total = 0
     for i in range(n):
         total += i
     return total
 
 
+def _timed_spin(barrier, times):
+    barrier.wait()
+    t0 = time.perf_counter()
+    _spin()
+    times.put(time.perf_counter() - t0)
+
+
 def free_cores(n_threads, repeat=3):
     """Control: one CPU loop alone against n_threads copies in parallel processes, best
-    of ``repeat``; n_threads x t1 / tN is the speed-up the machine has room for now."""
+    of ``repeat``; each copy clocks its own loop after a common start (process start-up
+    is not counted), so n_threads x t1 / max(tN) is the speed-up the machine has room
+    for now."""
     alone = together = np.inf
     for _ in range(repeat):
         t0 = time.perf_counter()
         _spin()
         alone = min(alone, time.perf_counter() - t0)
-        procs = [multiprocessing.Process(target=_spin) for _ in range(n_threads)]
-        t0 = time.perf_counter()
+        barrier, times = multiprocessing.Barrier(n_threads), multiprocessing.Queue()
+        procs = [multiprocessing.Process(target=_timed_spin, args=(barrier, times))
+                 for _ in range(n_threads)]
         for p in procs:
             p.start()
+        together = min(together, max(times.get() for _ in procs))
         for p in procs:
             p.join()
-        together = min(together, time.perf_counter() - t0)
     return n_threads * alone / together
 
 

@@ -53,9 +53,10 @@ def _small_ints(values):
     return values.astype(np.int16 if values.max(initial=0) < 1 << 15 else np.int64)
 
 
-def _score_order(scores, segment):
-    """Rows by query (``segment``, non-decreasing ids), then decreasing score, then row."""
-    order = np.argsort(-scores, kind="stable")
+def _score_order(scores, segment, stable=True):
+    """Rows by query (``segment``, non-decreasing ids), then decreasing score, then row
+    (``stable=False``: tied scores in any order)."""
+    order = np.argsort(-scores, kind="stable" if stable else "quicksort")
     if segment is None:
         return order
     return order[np.argsort(segment[order], kind="stable")]
@@ -89,7 +90,8 @@ def pairs_inference(scores, levels, offsets, n_levels):
     n = scores.shape[0]
     segment = None if len(offsets) == 2 else _small_ints(
         np.repeat(np.arange(len(offsets) - 1), np.diff(offsets)))
-    order = _score_order(scores, segment)
+    # (the counts depend on the scores' values alone, so ties may come in any order)
+    order = _score_order(scores, segment, stable=False)
     heads = np.empty(n, dtype=np.int64)
     tails = np.empty(n, dtype=np.int64)
     _graded_fast.pair_counts(np.ascontiguousarray(scores[order]), levels[order], offsets,

@@ -6,6 +6,7 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, GroupKFold
 
 from svmrank import APSVMCV, RankSVM, RankSVMCV
+from svmrank.estimators.cv import FOLD_EPSILON_FACTOR, path_start
 from svmrank.learners.cutting_plane import cutting_plane
 from svmrank.problems.binary import BinaryProblem
 from svmrank.problems.ranking import RankingProblem
@@ -45,6 +46,35 @@ def test_warm_start_reaches_the_cold_objective_at_every_C(make, line_search):
         assert warm.dual_objective <= cold.primal_objective + 1e-9 * max(1, C)
         assert warm.converged and warm.duality_gap <= C * eps
         previous = warm
+
+
+def test_path_start_extrapolates_the_last_step_in_log_C():
+    w0, w1 = np.array([1.0, 0.0]), np.array([2.0, 1.0])
+    assert path_start([], [1.0, 10.0], 0) is None
+    assert path_start([w0], [1.0, 10.0], 1) is w0
+    np.testing.assert_allclose(path_start([w0, w1], [1.0, 10.0, 100.0], 2), [3.0, 2.0])
+    # a step twice as long in log C goes twice as far
+    np.testing.assert_allclose(path_start([w0, w1], [1.0, 10.0, 1000.0], 2), [4.0, 3.0])
+
+
+@pytest.mark.parametrize("line_search", [True, False])
+@pytest.mark.parametrize("make", [
+    lambda X, y, qid: RankingProblem(X, y, qid=qid, loss="ap"),
+    lambda X, y, qid: BinaryProblem(X, y)], ids=["ap", "binary"])
+def test_extrapolated_path_starts_reach_the_cold_objective_at_every_C(make, line_search):
+    # the walk of the CV estimators: previous planes, w extrapolated along the path
+    X, y, qid = ranking_data(seed=2)
+    problem = make(X, y, qid)
+    eps = 1e-4
+    previous, weights = None, []
+    for k, C in enumerate(CS):
+        cold = cutting_plane(problem, C, eps, line_search=line_search)
+        warm = cutting_plane(problem, C, eps, line_search=line_search, warm_start=previous,
+                             keep_planes=True, w0=path_start(weights, CS, k))
+        assert abs(warm.primal_objective - cold.primal_objective) <= C * eps + 1e-12
+        assert warm.converged and warm.duality_gap <= C * eps
+        previous = warm
+        weights.append(warm.w)
 
 
 def test_warm_start_from_a_larger_C_and_none_is_the_cold_run():
@@ -87,6 +117,19 @@ def test_cv_matches_grid_search_and_refits():
     np.testing.assert_allclose(cv.decision_function(X), X @ cv.coef_, rtol=1e-12, atol=1e-12)
 
 
+def test_fold_epsilon_defaults_to_a_multiple_of_epsilon_and_the_refit_keeps_epsilon():
+    X, y, qid = ranking_data(n_queries=12)
+    folds = list(GroupKFold(3).split(X, y, groups=qid))
+    default = APSVMCV(Cs=CS, cv=folds, epsilon=1e-4).fit(X, y, qid=qid)
+    explicit = APSVMCV(Cs=CS, cv=folds, epsilon=1e-4,
+                       fold_epsilon=FOLD_EPSILON_FACTOR * 1e-4).fit(X, y, qid=qid)
+    np.testing.assert_array_equal(default.scores_, explicit.scores_)
+    np.testing.assert_array_equal(default.n_iter_path_, explicit.n_iter_path_)
+    tight = APSVMCV(Cs=CS, cv=folds, epsilon=1e-4, fold_epsilon=1e-4).fit(X, y, qid=qid)
+    assert tight.n_iter_path_.sum() >= default.n_iter_path_.sum()
+    assert default.best_estimator_.duality_gap_ <= default.C_ * 1e-4
+
+
 def test_cv_int_folds_group_the_queries_and_int_Cs_is_a_log_grid():
     X, y, qid = ranking_data(n_queries=9)
     seen = []
@@ -121,6 +164,9 @@ def test_cv_bad_input():
         APSVMCV(cv=5).fit(X, y, qid=qid)
     with pytest.raises(ValueError, match="qid"):
         APSVMCV().fit(X, y, qid=qid[:-1])
+    for bad in (0.0, -1e-3, float("nan"), "loose"):
+        with pytest.raises(ValueError, match="fold_epsilon"):
+            APSVMCV(fold_epsilon=bad).fit(X, y, qid=qid)
 
 
 def test_cv_on_dask_client_equals_the_local_run():

@@ -1,5 +1,6 @@
 """Graded relevance: SVM-rank's pairwise loss and graded NDCG@k (issue 25, parts 1-2)."""
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -83,6 +84,35 @@ def test_pairwise_problem_matches_hinge_sum():
             hinge.append(sum(terms) / (len(terms) if pair_loss == "fraction" else 1))
         assert loss - p.scores(w)[np.argsort(p.rows)] @ d[np.argsort(p.rows)] == \
             pytest.approx(np.mean(hinge))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3)), min_size=2, max_size=40),
+       st.integers(0, 2**32 - 1))
+def test_problem_query_arrays_match_per_query_reference(rows, seed):
+    """The rows, offsets, dense levels and pair counts GradedRankingProblem builds in one
+    sort equal a np.unique per query (queries of one level dropped, ids in any order)."""
+    qid = np.array([r[0] for r in rows]) * 7 - 3
+    y = np.array([r[1] for r in rows])
+    X = np.random.default_rng(seed).normal(size=(len(y), 2))
+    by_query = {}
+    for i, q in enumerate(qid):  # (queries in order of first appearance)
+        by_query.setdefault(q, []).append(i)
+    kept = [np.array(v) for v in by_query.values() if len(np.unique(y[v])) > 1]
+    if not kept:
+        with pytest.raises(ValueError, match="no query has two relevance levels"):
+            GradedRankingProblem(X, y, qid=qid, loss=PairwiseLoss("count"))
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = GradedRankingProblem(X, y, qid=qid, loss=PairwiseLoss("fraction"))
+    np.testing.assert_array_equal(p.rows, np.concatenate(kept))
+    np.testing.assert_array_equal(p.offsets, np.cumsum([0] + [len(v) for v in kept]))
+    dense = np.concatenate([np.unique(y[v], return_inverse=True)[1].ravel() for v in kept])
+    np.testing.assert_array_equal(p.levels, dense)
+    assert p.n_levels.tolist() == [len(np.unique(y[v])) for v in kept]
+    assert p.n_pairs.tolist() == [sum(a > b for a in y[v] for b in y[v]) for v in kept]
+    assert p.n_skipped == len(by_query) - len(kept)
 
 
 def test_svm_rank_parameters():

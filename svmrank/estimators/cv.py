@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from sklearn.model_selection import GroupKFold, StratifiedKFold
 
-from .._validation import check_int, check_matrix
+from .._validation import check_int, check_matrix, check_positive
 from ..learners.cutting_plane import cutting_plane
 from .. import metrics
 from ..losses import get_loss
@@ -22,6 +22,10 @@ _MEASURES = {"ap": average_precision, "average_precision": average_precision,
              "ndcg": ndcg, "roc": roc_auc, "roc_auc": roc_auc}
 # Cs=int: that many values spaced evenly in log scale over SVM^map's range of C
 DEFAULT_C_RANGE = (1e0, 1e6)
+# fold_epsilon=None: the fold fits' tolerance is this many times epsilon (they only rank
+# the Cs; on w8a it keeps the fold scores' order at the user's epsilon and saves a
+# quarter of the path's iterations: benchmarks/README.md, "Cross-validation over C")
+FOLD_EPSILON_FACTOR = 3.0
 
 
 def log_grid(Cs):
@@ -97,27 +101,59 @@ def fold_splits(cv, X, relevance, qid):
                          f"{cv!r}") from None
 
 
-def fold_path(model, X, y, relevance, qid, train, test, Cs, scorer, n_threads=None):
+def fold_path(model, X, y, relevance, qid, train, test, Cs, scorer, n_threads=None,
+              epsilon=None):
     """Scores on ``test`` of the fits on ``train`` along the increasing grid ``Cs``, each
     fit warm-started from the previous, their iteration counts and their w; ``model`` is an unfitted RankSVM with its
     ``classes_`` set (a template for the fold's fitted models), ``relevance`` the labels
-    as the problems take them, ``n_threads`` the kernels' threads (None: every core)."""
+    as the problems take them, ``n_threads`` the kernels' threads (None: every core),
+    ``epsilon`` the fold fits' tolerance (None: ``model.epsilon``)."""
+    epsilon = float(model.epsilon if epsilon is None else epsilon)
     with threads(n_threads):
-        return _walk(model, X, y, relevance, qid, train, test, Cs, scorer)
+        return _walk(model, X, y, relevance, qid, train, test, Cs, scorer, epsilon)
 
 
-def _walk(model, X, y, relevance, qid, train, test, Cs, scorer):
+def path_start(weights, Cs, k):
+    """Start of the fit at ``Cs[k]`` on a path of C.
+
+    A fit stopped at a loose tolerance lags behind the optimum towards the C it started
+    from; starting past the previous solution removes most of that lag from the fold
+    scores (w8a: benchmarks/README.md, "Cross-validation over C").
+
+    Parameters
+    ----------
+    weights : list of ndarray
+        The solutions at ``Cs[0]``, ..., ``Cs[k-1]``.
+    Cs : sequence of float
+        The increasing grid.
+    k : int
+        Index of the next C.
+
+    Returns
+    -------
+    ndarray or None
+        None for the first C, the previous solution for the second, then the previous
+        solution moved along the last step, extrapolated linearly in log C.
+    """
+    if k < 2:
+        return weights[-1] if weights else None
+    step = np.log(Cs[k] / Cs[k - 1]) / np.log(Cs[k - 1] / Cs[k - 2])
+    return weights[-1] + step * (weights[-1] - weights[-2])
+
+
+def _walk(model, X, y, relevance, qid, train, test, Cs, scorer, epsilon):
     take = lambda v: None if v is None else v[train]
     qid_test = None if qid is None else qid[test]
+    X_test, y_test = X[test], y[test]
     problem = RankingProblem(X[train], relevance[train], qid=take(qid), loss=model.loss, lai=model.lai)
     scores, previous, n_iter, weights = [], None, [], []
-    for C in Cs:
-        previous = cutting_plane(problem, float(C), float(model.epsilon),
-                                 max_iter=int(model.max_iter), verbose=0, warm_start=previous,
-                                 keep_planes=True)
+    for k, C in enumerate(Cs):
+        previous = cutting_plane(problem, float(C), epsilon, max_iter=int(model.max_iter),
+                                 verbose=0, warm_start=previous, keep_planes=True,
+                                 w0=path_start(weights, Cs, k))
         fitted = model.set_params(C=float(C))
         fitted.coef_, fitted.intercept_ = previous.w, 0.0
-        scores.append(float(scorer(fitted, X[test], y[test], qid=qid_test)))
+        scores.append(float(scorer(fitted, X_test, y_test, qid=qid_test)))
         n_iter.append(previous.n_iter)
         weights.append(previous.w)
     return scores, n_iter, weights
@@ -143,13 +179,19 @@ class RankSVMCV(RankSVM):
         None: the estimator's ``score`` (the measure of the loss); "ap", "ndcg", "roc";
         or a callable ``scorer(estimator, X, y, qid=...)``.
     epsilon, max_iter, lai, verbose :
-        As in :class:`RankSVM` (``verbose`` 1 prints the scores by C).
+        As in :class:`RankSVM` (``verbose`` 1 prints the scores by C). ``epsilon`` is
+        the refit's tolerance.
     n_jobs : int, optional
         Cores: None, one fold at a time with the kernels on every core; 1, on one core;
         k > 1, k folds at a time by joblib, each on one thread. The refit takes
         ``n_jobs`` threads (as :class:`RankSVM`).
     client : dask.distributed.Client, optional
         Run the folds on this Dask cluster instead.
+    fold_epsilon : float, optional
+        Tolerance of the fold fits, which only have to rank the Cs. None: 3 x
+        ``epsilon`` (``FOLD_EPSILON_FACTOR``); pass ``epsilon`` for fold fits as tight
+        as the refit. From the third C on, each fold fit starts from the previous
+        solution extrapolated along the path (in log C).
 
     Attributes
     ----------
@@ -169,7 +211,7 @@ class RankSVMCV(RankSVM):
     """
 
     def __init__(self, loss="ap", Cs=7, cv=3, scoring=None, epsilon=1e-3, max_iter=10000,
-                 lai="qs", n_jobs=None, client=None, verbose=0):
+                 lai="qs", n_jobs=None, client=None, verbose=0, fold_epsilon=None):
         self.loss = loss
         self.Cs = Cs
         self.cv = cv
@@ -180,6 +222,7 @@ class RankSVMCV(RankSVM):
         self.n_jobs = n_jobs
         self.client = client
         self.verbose = verbose
+        self.fold_epsilon = fold_epsilon
 
     def _base(self, C=1.0):
         return RankSVM(loss=self.loss, C=C, epsilon=self.epsilon, max_iter=self.max_iter,
@@ -191,6 +234,8 @@ class RankSVMCV(RankSVM):
         scorer = check_scoring(self.scoring)
         base = self._base(C=float(Cs[0]))
         base._check_common()
+        fold_epsilon = (FOLD_EPSILON_FACTOR * float(self.epsilon) if self.fold_epsilon is None
+                        else check_positive(self.fold_epsilon, "fold_epsilon"))
         X = check_matrix(X, "X")
         relevance = base._fit_labels(y, X.shape[0])  # (sets base.classes_)
         y = np.asarray(y)
@@ -205,13 +250,13 @@ class RankSVMCV(RankSVM):
         parallel = self.client is not None or (
             self.n_jobs is not None and effective_n_jobs(self.n_jobs) > 1)
         n_threads = 1 if parallel else self.n_jobs
-        args = [(base, X, y, relevance, qid, train, test, Cs, scorer, n_threads)
+        args = [(base, X, y, relevance, qid, train, test, Cs, scorer, n_threads, fold_epsilon)
                 for train, test in folds]
         if self.client is not None:
             client = self.client
             shared = client.scatter([X, y, relevance, qid], broadcast=True)
             futures = [client.submit(fold_path, base, *shared, train, test, Cs, scorer, 1,
-                                     pure=False)
+                                     fold_epsilon, pure=False)
                        for train, test in folds]
             paths = client.gather(futures)
         elif parallel:
@@ -246,7 +291,7 @@ class APSVMCV(RankSVMCV):
     """
 
     def __init__(self, Cs=7, cv=3, scoring=None, epsilon=1e-3, max_iter=10000, lai="qs",
-                 n_jobs=None, client=None, verbose=0):
+                 n_jobs=None, client=None, verbose=0, fold_epsilon=None):
         super().__init__(loss="ap", Cs=Cs, cv=cv, scoring=scoring, epsilon=epsilon,
                          max_iter=max_iter, lai=lai, n_jobs=n_jobs, client=client,
-                         verbose=verbose)
+                         verbose=verbose, fold_epsilon=fold_epsilon)

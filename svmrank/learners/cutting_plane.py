@@ -146,7 +146,10 @@ class _WorkingSet:
         if not (np.isfinite(gram).all() and np.isfinite(cross).all()):
             raise ValueError("the constraints' feature vectors overflow (their inner products "
                              "are not finite): scale the features down")
-        self.G = np.block([[self.G, cross], [cross.T, gram]])
+        k0, k = self.G.shape[0], gram.shape[0]
+        G = np.empty((k0 + k, k0 + k))  # (np.block's bookkeeping cost more than the copy)
+        G[:k0, :k0], G[:k0, k0:], G[k0:, :k0], G[k0:, k0:] = self.G, cross, cross.T, gram
+        self.G = G
         self.vectors = np.vstack([self.vectors, vectors])
         k = len(b)
         self.b = np.append(self.b, b)

@@ -33,9 +33,22 @@ class GradedRankingProblem(LinearScoreProblem):
         if len(levels) != X.shape[0]:
             raise ValueError(f"y: expected length {X.shape[0]}, got {len(levels)}")
         order, offsets = query_segments(qid, X.shape[0])
-        segs = [order[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
-        usable = np.array([len(np.unique(levels[s])) > 1 for s in segs], dtype=bool)
-        self.n_queries_total = len(segs)
+        sizes = np.diff(offsets)
+        query, lv = np.repeat(np.arange(len(sizes)), sizes), levels[order]
+        # the (query, level) runs, in one sort rather than a np.unique per query
+        by_level = np.lexsort((lv, query))
+        q_sorted, l_sorted = query[by_level], lv[by_level]
+        starts = np.ones(len(lv), dtype=bool)
+        starts[1:] = (q_sorted[1:] != q_sorted[:-1]) | (l_sorted[1:] != l_sorted[:-1])
+        n_levels = np.bincount(q_sorted[starts], minlength=len(sizes))
+        run = np.cumsum(starts) - 1  # run of each sorted row
+        first_run = np.concatenate([[0], np.cumsum(n_levels)[:-1]])
+        dense = np.empty(len(lv), dtype=np.int64)
+        dense[by_level] = run - first_run[q_sorted]  # level's rank within its query
+        run_sizes = np.bincount(run).astype(np.int64)
+        same = np.bincount(q_sorted[starts], weights=run_sizes ** 2, minlength=len(sizes))
+        usable = n_levels > 1
+        self.n_queries_total = len(sizes)
         self.n_skipped = int((~usable).sum())
         if not usable.any():
             raise ValueError("y: no query has two relevance levels, so the rank loss is "
@@ -43,25 +56,17 @@ class GradedRankingProblem(LinearScoreProblem):
         if self.n_skipped:
             warnings.warn(f"{self.n_skipped} of {self.n_queries_total} queries have a single "
                           "relevance level and are skipped", UserWarning, stacklevel=3)
-        keep = np.concatenate([s for s, u in zip(segs, usable) if u])
-        sizes = np.array([len(s) for s, u in zip(segs, usable) if u], dtype=np.int64)
+        kept_rows = usable[query]
+        keep = order[kept_rows]
         self.rows = keep
         super().__init__(X[keep])
         self.labels = levels[keep]
-        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(sizes[usable])]).astype(np.int64)
         self.n_queries = int(usable.sum())
         self.loss = loss
-        bounds = list(zip(self.offsets[:-1], self.offsets[1:]))
-        dense, n_levels, pairs = [], [], []
-        for a, b in bounds:
-            values, inv = np.unique(self.labels[a:b], return_inverse=True)
-            counts = np.bincount(inv.ravel())
-            dense.append(inv.ravel())
-            n_levels.append(len(values))
-            pairs.append(((b - a) ** 2 - int(counts @ counts)) // 2)
-        self.levels = np.concatenate(dense).astype(np.int64)
-        self.n_levels = np.array(n_levels, dtype=np.int64)
-        self.n_pairs = np.array(pairs, dtype=np.float64)
+        self.levels = dense[kept_rows]
+        self.n_levels = n_levels[usable].astype(np.int64)
+        self.n_pairs = np.rint((sizes[usable].astype(np.float64) ** 2 - same[usable]) / 2)
         if isinstance(loss, GradedNDCG):  # (refuses a query too large for it)
             self._ndcg = NDCGQueries(self.labels, self.offsets, loss.k, loss.gains)
         if isinstance(loss, PairwiseLoss):
