@@ -338,21 +338,26 @@ class HOAPPairProblem:
         self._sign = np.where(np.asarray(mm.labelling) > 0, -1.0, 1.0)
         self._flips = mm.flips.astype(np.float64).tocsr()
         self._cuts = mm.cut_changes.astype(np.float64).tocsr()
+        self._flips_T = self._flips.T.tocsr()
+        self._cuts_T = self._cuts.T.tocsr()
 
     def scores(self, w):
         """s̄(w), linear in w."""
         f = self.features
-        U = f.unary(w)
+        k = f.d_unary
         w2 = w[f.pairwise_slice]
         weights = -f.eta * (w2.sum() - f.phi_c @ w2)   # unclipped: exact w·Ψ
-        return self._sign * (self._flips @ (U[:, 1] - U[:, 0]) - self._cuts @ weights)
+        return self._sign * (self._flips @ (f.X @ (w[:k] - w[k:2 * k])) - self._cuts @ weights)
 
     def most_violated(self, w):
         s = self.scores(w)
         res = loss_augmented_inference(s, self.relevant, loss="ap", method=self.lai)
         c = self._sign * (self._coef_true - res.coef)
-        g = self.features.combine(self._flips.T @ c, 0.0, self._cuts.T @ c)
-        return res.loss, g
+        f = self.features
+        pos = f._XT @ (self._flips_T @ c)     # (flips move samples from one block to the other)
+        v = self._cuts_T @ c
+        pair = f.eta * (v.sum() - f._phi_cT @ v) if len(v) else np.zeros(len(f.pairwise_index))
+        return res.loss, np.concatenate([pos, -pos, pair])
 
 
 def hoap_true_objective(features, relevant, w, C, lai="qs"):
