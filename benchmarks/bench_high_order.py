@@ -16,8 +16,8 @@ nodes by max-marginal differences on the test graph. Timings are the final fits.
 ``--full`` (real sizes): every node of Cora (2,708) and a generated citation-like graph
 (``svmrank.datasets.make_citation_graph``, 20,000 nodes, seed 0), each split at random
 (seed 0) into train 50 % / val 25 % / test 25 % with the edges inside each part. Per
-class (one-vs-rest): C of AP-SVM, (C, η) of HOB-SVM and C of HOAP-SVM (HOB's η and
-C as its initialisation) chosen by val AP, final fits on train + val, AP on test. It
+class (one-vs-rest): C of AP-SVM, (C, η) of HOB-SVM and (C, η) of HOAP-SVM (HOB's C
+as its initialisation's) chosen by val AP, final fits on train + val, AP on test. It
 reports each final fit's time against AP-SVM's on the same rows, HOAP's CCCP rounds
 (and whether it converged before its cap) and cutting-plane iterations per convex solve.
 """
@@ -142,8 +142,9 @@ def run_full(args, Cs, etas, pf):
                           "HOB-SVM": select(hob, [{"C": C, "eta": e} for C in Cs for e in etas],
                                             data["train"], data["val"])}
                 h = chosen["HOB-SVM"]
-                chosen["HOAP-SVM"] = select(hoap, [{"C": C, "eta": h["eta"], "init_C": h["C"]}
-                                                   for C in Cs], data["train"], data["val"])
+                chosen["HOAP-SVM"] = select(hoap, [{"C": C, "eta": e, "init_C": h["C"]}
+                                                   for C in Cs for e in etas],
+                                            data["train"], data["val"])
                 res = {}
                 for method in (apsvm, hob, hoap):
                     est = method.make(**chosen[method.name])

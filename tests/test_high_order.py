@@ -16,8 +16,8 @@ from svmrank.exceptions import ConvergenceWarning
 from svmrank.estimators.ranking import APSVM, BinarySVM
 from svmrank.graph import edges_from_groups, max_marginals
 from svmrank.inference import loss_augmented_inference, true_coef
-from svmrank.problems.high_order import (HighOrderFeatures, HOAPProblem, HOBProblem,
-                                         LabellingSet)
+from svmrank.problems.high_order import (HighOrderFeatures, HOAPPairProblem, HOAPProblem,
+                                         HOBProblem, LabellingSet, hoap_true_objective)
 
 
 def tiny(seed, n=6, d=3, sparse_pairs=0.5):
@@ -132,13 +132,50 @@ def hoap_objective(f, y, w, C):
     return 0.5 * w @ w + C * max(0.0, loss - w @ g)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_hoap_pair_problem_against_the_labellings(seed):
+    # s̄_k(w) = σ_k w·(Ψ(Ŷ ⊕ F_k) − Ψ(Ŷ)) written out labelling by labelling: at w_t it is
+    # m⁺ − m⁻, and the constraint's g is Σ_k δc_k ∂s̄_k/∂w
+    rng, X, y, edges = tiny(seed, n=7)
+    f = HighOrderFeatures(X, edges, eta=0.8)
+    w_t = random_w(rng, f)
+    mm = f.max_marginals(w_t)
+    problem = HOAPPairProblem(f, y, mm, lai="greedy")
+    m0, m1 = max_marginals(f.unary(w_t), f.pairs, f.edge_weights(w_t))
+    assert np.allclose(problem.scores(w_t), m1 - m0, atol=1e-10)
+    flipped = mm.labelling + mm.flips.toarray()
+    diff = np.array([f.joint_feature(flipped[k]) - f.joint_feature(mm.labelling)
+                     for k in range(len(y))])
+    diff *= np.where(mm.labelling > 0, -1.0, 1.0)[:, None]
+    w = random_w(rng, f)
+    assert np.allclose(problem.scores(w), diff @ w, atol=1e-10)
+    loss, g = problem.most_violated(w)
+    res = loss_augmented_inference(diff @ w, y, loss="ap", method="greedy")
+    assert loss == pytest.approx(res.loss)
+    assert np.allclose(g, diff.T @ (true_coef(y > 0) - res.coef), atol=1e-10)
+    # the true objective at w_t is the tight CCCP bound's there
+    assert hoap_true_objective(f, y > 0, w_t, 3.0)[0] == pytest.approx(
+        hoap_objective(f, y, w_t, 3.0), abs=1e-10)
+
+
+def test_hoap_pair_problem_with_eta_zero_is_ap_svm():
+    rng, X, y, edges = tiny(3, n=9)
+    f = HighOrderFeatures(X, edges, eta=0.0, bias=0.0)
+    mm = f.max_marginals(random_w(rng, f))
+    w = random_w(rng, f)
+    d = X.shape[1]
+    assert np.allclose(HOAPPairProblem(f, y, mm).scores(w), X @ (w[:d] - w[d:2 * d]), atol=1e-12)
+
+
+@pytest.mark.parametrize("step", ["local", "bound"])
 @pytest.mark.parametrize("seed", range(2))
-def test_hoap_cccp_decreases_the_objective(seed):
+def test_hoap_cccp_decreases_the_objective(seed, step):
     X, y, groups = make_grouped(n_samples=40, n_features=4, n_groups=10, random_state=seed)
     edges = edges_from_groups(groups)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        est = HOAPSVM(C=10.0, eta=1.0, cccp_tol=0.0, cccp_max_iter=3).fit(X, y, edges=edges)
+        est = HOAPSVM(C=10.0, eta=1.0, cccp_tol=0.0, cccp_max_iter=3,
+                      cccp_step=step).fit(X, y, edges=edges)
     h = np.array(est.history_)
     assert np.all(np.diff(h) <= 1e-12)            # the convex steps' objectives
     f = HighOrderFeatures(X, edges, eta=1.0)
@@ -171,6 +208,18 @@ def test_hoap_with_eta_zero_keeps_the_ap_svm_solution():
     assert np.allclose(ho.unary_coef_, ap.coef_, atol=1e-4)
     assert ho.objective_ == pytest.approx(ap.objective_ / 2, rel=1e-4)
     assert np.allclose(ho.decision_function(X), X @ ap.coef_, atol=1e-4)
+
+
+def test_hoap_local_step_with_eta_zero_reaches_the_ap_svm_optimum():
+    # its rounds are AP-SVM's problem itself: from HOB-SVM's start, one round gets there
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 4))
+    y = (X[:, 0] + rng.normal(size=60) > 0.8).astype(float)
+    ap = APSVM(C=4.0, epsilon=1e-8).fit(X, y)
+    ho = HOAPSVM(C=2.0, eta=0.0, bias=0.0, epsilon=1e-8, cccp_tol=1e-10).fit(X, y)
+    assert ho.converged_
+    assert ho.objective_ == pytest.approx(ap.objective_ / 2, rel=1e-4)
+    assert np.allclose(ho.unary_coef_, ap.coef_, atol=1e-3)
 
 
 def test_high_order_estimators_use_the_edges():
@@ -214,6 +263,7 @@ def test_params_protocol():
     (lambda: HOBSVM(C=0.0), "C must be positive"),
     (lambda: HOBSVM(pairwise_features=[0, 9]), r"pairwise_features: indices must lie in \[0, 3\)"),
     (lambda: HOAPSVM(init="random"), "init must be"),
+    (lambda: HOAPSVM(cccp_step="exact"), "cccp_step must be 'local' or 'bound'"),
     (lambda: HOAPSVM(init_C=0.0), "init_C must be positive"),
     (lambda: HOAPSVM(init_C="x"), "init_C must be a finite number"),
     (lambda: HOAPSVM(init="zero", init_C=-1.0), "init_C must be positive"),

@@ -20,7 +20,8 @@ from ..graph import max_marginals as graph_max_marginals
 from ..graph import max_score_labelling
 from ..learners.cccp import cccp
 from ..metrics import average_precision, mean_over_ranked_queries
-from ..problems.high_order import HighOrderFeatures, HOAPProblem, HOBProblem, LabellingSet
+from ..problems.high_order import (HighOrderFeatures, HOAPPairProblem, HOAPProblem, HOBProblem,
+                                   LabellingSet, hoap_true_objective)
 from .base import CuttingPlaneEstimator, check_eval_X, refuse_sample_weight
 
 
@@ -198,10 +199,17 @@ class HOBSVM(_HighOrderEstimator):
 class HOAPSVM(_HighOrderEstimator):
     """High-order AP-SVM (Dokania et al. 2014, §4, eq. 12-18, Alg. 1-2).
 
-    Ranks by s_i = m_i⁺ − m_i⁻ and learns w (w₂ ≤ 0) on the AP loss by CCCP: at w_t the
-    max-marginal labellings Ȳ_i⁺ (i ∈ P), Ȳ_j⁻ (j ∈ N) are fixed (Prop. 4); the convex
-    problem is solved by the cutting-plane learner whose most violated ranking is the
-    AP inference on s̄ (Prop. 5). Initialised from HOB-SVM, as in the paper.
+    Ranks by s_i = m_i⁺ − m_i⁻ and learns w (w₂ ≤ 0) on the AP loss by rounds of convex
+    solves (cutting-plane learner, AP inference on surrogate scores s̄), each starting at
+    the previous round's w_t; initialised from HOB-SVM, as in the paper. With
+    ``cccp_step="local"`` (default) a round freezes both max-marginal labellings of every
+    node at w_t (s̄_i linear, equal to s_i at w_t, the shared part of the graph
+    cancelling as in s_i: an AP-SVM on flip-set differences) and keeps the solution,
+    or the first of its ½, ¼, ⅛ steps from w_t, that lowers the true objective; with
+    ``"bound"`` a round is the paper's CCCP step (Ȳ_i⁺, i ∈ P, and Ȳ_j⁻, j ∈ N, fixed:
+    Prop. 4-5), a bound of the objective tight at w_t, whose convex solves take
+    hundreds of iterations on large graphs (docs/algorithms.md). Both lower the true
+    objective every round.
 
     Parameters
     ----------
@@ -221,7 +229,10 @@ class HOAPSVM(_HighOrderEstimator):
     cccp_max_iter : int
         Cap on CCCP iterations (ConvergenceWarning when reached).
     cccp_tol : float
-        Stop when the convex objective decreases by less than this.
+        Stop when a round lowers the objective (the true one with ``"local"``, the
+        convex bound's with ``"bound"``) by less than this.
+    cccp_step : {"local", "bound"}
+        The convex problem of a round (see above).
     lai : {"qs", "greedy"}
         AP loss-augmented inference method.
 
@@ -234,12 +245,13 @@ class HOAPSVM(_HighOrderEstimator):
     coef_, unary_coef_, pairwise_coef_ : as in :class:`HOBSVM`
     init_coef_ : the starting w
     result_ : CuttingPlaneResult of the convex step that gave ``coef_``
-    n_outer_iter_, n_iter_, objective_, history_, converged_ : CCCP report
+    n_outer_iter_, n_iter_, objective_, history_, converged_ : CCCP report (with
+        ``"local"``, ``objective_`` and ``history_`` are true objectives)
     """
 
     def __init__(self, C=1.0, eta=1.0, pairwise_features=None, epsilon=1e-3, bias=1.0,
                  max_iter=10000, init="hob", init_C=None, cccp_max_iter=20, cccp_tol=1e-3,
-                 lai="qs", verbose=0, n_jobs=None):
+                 lai="qs", verbose=0, n_jobs=None, cccp_step="local"):
         self.C = C
         self.eta = eta
         self.pairwise_features = pairwise_features
@@ -253,6 +265,7 @@ class HOAPSVM(_HighOrderEstimator):
         self.lai = lai
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.cccp_step = cccp_step
 
     def fit(self, X, y, edges=None, eval_set=None, early_stopping_rounds=None):
         """Fit on samples X, labels y (> 0 relevant) and edges between rows of X.
@@ -267,6 +280,8 @@ class HOAPSVM(_HighOrderEstimator):
             raise ValueError(f"init must be 'hob', 'zero' or an array, got {self.init!r}")
         if self.lai not in ("qs", "greedy"):
             raise ValueError(f"lai must be 'qs' or 'greedy', got {self.lai!r}")
+        if self.cccp_step not in ("local", "bound"):
+            raise ValueError(f"cccp_step must be 'local' or 'bound', got {self.cccp_step!r}")
         check_int(self.cccp_max_iter, "cccp_max_iter")
         check_positive(self.cccp_tol, "cccp_tol", allow_zero=True)
         if self.init_C is not None:
@@ -316,18 +331,20 @@ class HOAPSVM(_HighOrderEstimator):
                              "CCCP (the labellings imputed there make any move cost more), "
                              "so the fit would end at a constant ranking after a long convex "
                              "solve; use init='hob' or a bias > 0")
-        want = relevant.astype(np.uint8)
-
-        def impute(w):
-            return LabellingSet.from_max_marginals(features.max_marginals(w), want)
-
         solves = []
+        if self.cccp_step == "local":
+            impute, solve = self._local_rounds(features, relevant, nonpositive, solves)
+        else:
+            want = relevant.astype(np.uint8)
 
-        def solve(fixed, w):
-            problem = HOAPProblem(features, relevant, fixed, lai=self.lai)
-            res = self._solve(problem, w0=w, nonpositive=nonpositive)
-            solves.append(res)
-            return res.w, res.primal_objective
+            def impute(w):
+                return LabellingSet.from_max_marginals(features.max_marginals(w), want)
+
+            def solve(fixed, w):
+                problem = HOAPProblem(features, relevant, fixed, lai=self.lai)
+                res = self._solve(problem, w0=w, nonpositive=nonpositive)
+                solves.append(res)
+                return res.w, res.primal_objective
 
         result = cccp(impute, solve, w0=w0, tol=float(self.cccp_tol),
                       max_iter=int(self.cccp_max_iter), verbose=self.verbose, monitor=monitor)
@@ -340,3 +357,58 @@ class HOAPSVM(_HighOrderEstimator):
         self._store(features, result.w)
         return self
 
+
+    def _local_rounds(self, features, relevant, nonpositive, solves):
+        """CCCP's ``impute`` and ``solve`` for ``cccp_step="local"``: the state at w is
+        its max-marginals; a round solves :class:`HOAPPairProblem` from w_t and keeps
+        the first of w_t + α (w − w_t), α = 1, ½, ¼, ⅛, whose true objective is below
+        w_t's (w_t itself when none is), reporting the true objective."""
+        C, lai = float(self.C), self.lai
+        seen = {}  # id(w) -> (w, objective, max-marginals) of the last point evaluated
+
+        def evaluate(w):
+            if id(w) in seen and seen[id(w)][0] is w:
+                return seen[id(w)][1:]
+            objective, mm = hoap_true_objective(features, relevant, w, C, lai=lai)
+            seen.clear()
+            seen[id(w)] = (w, objective, mm)
+            return objective, mm
+
+        def impute(w):
+            mm = evaluate(w)[1]
+            # (equal flip sets: the same convex problem; the arrays identify them)
+            return (mm.labelling, mm.flips.indptr, mm.flips.indices, mm.flips.data,
+                    _Box(w, mm))
+
+        def solve(state, w_t):
+            box = state[-1]
+            w_t, mm = box.w, box.mm
+            start = evaluate(w_t)[0]
+            res = self._solve(HOAPPairProblem(features, relevant, mm, lai=lai), w0=w_t,
+                              nonpositive=nonpositive)
+            solves.append(res)
+            for alpha in (1.0, 0.5, 0.25, 0.125):
+                w = w_t + alpha * (res.w - w_t)
+                objective, mm_w = evaluate(w)
+                if objective < start:
+                    res.w = w
+                    return w, objective
+            res.w = w_t
+            seen.clear()
+            seen[id(w_t)] = (w_t, start, mm)
+            return w_t, start
+
+        return impute, solve
+
+
+class _Box:
+    """A latent state's payload that compares equal to any other (CCCP's state
+    comparison looks at the arrays beside it)."""
+
+    def __init__(self, w, mm):
+        self.w, self.mm = w, mm
+
+    def __eq__(self, other):
+        return isinstance(other, _Box)
+
+    __hash__ = None

@@ -305,3 +305,68 @@ class HOAPProblem:
         a = np.where(self.relevant, delta, -delta)
         g = self.fixed.weighted_feature(self.features, a) - current.weighted_feature(self.features, a)
         return res.loss, g
+
+
+class HOAPPairProblem:
+    """Most violated ranking of HOAP-SVM's local CCCP step: both max-marginal labellings
+    of every sample frozen at w_t.
+
+    With Ŷ the MAP labelling at w_t and Ŷ ⊕ F_k the max-marginal labelling of sample k
+    with the other label (its flip set F_k, from :func:`max_marginals_compact`), the
+    score of k is the linear s̄_k(w) = σ_k w·(Ψ(Ŷ ⊕ F_k) − Ψ(Ŷ)), σ_k = +1 where Ŷ_k = 0,
+    −1 where Ŷ_k = 1: it equals s_k = m_k⁺ − m_k⁻ at w_t, and only F_k and the edges
+    it cuts enter it, so the part of the graph the two labellings share cancels as in
+    s_k. The step is an AP-SVM on the n difference vectors (with η = 0 it is AP-SVM
+    itself); it is not a bound of the true objective, so the estimator keeps its result
+    only where the true objective decreases (docs/algorithms.md).
+
+    Parameters
+    ----------
+    features : HighOrderFeatures
+    y : array-like (n,)
+    mm : MaxMarginalLabellings
+        The max-marginals at w_t (compact form).
+    lai : {"qs", "greedy"}
+    """
+
+    def __init__(self, features, y, mm, lai="qs"):
+        self.features = features
+        self.relevant = _split_labels(y, features.n_samples)
+        self.lai = lai
+        self.n_features = features.n_features
+        self._coef_true = true_coef(self.relevant)
+        self._sign = np.where(np.asarray(mm.labelling) > 0, -1.0, 1.0)
+        self._flips = mm.flips.astype(np.float64).tocsr()
+        self._cuts = mm.cut_changes.astype(np.float64).tocsr()
+        self._flips_T = self._flips.T.tocsr()
+        self._cuts_T = self._cuts.T.tocsr()
+
+    def scores(self, w):
+        """s̄(w), linear in w."""
+        f = self.features
+        k = f.d_unary
+        w2 = w[f.pairwise_slice]
+        weights = -f.eta * (w2.sum() - f.phi_c @ w2)   # unclipped: exact w·Ψ
+        return self._sign * (self._flips @ (f.X @ (w[:k] - w[k:2 * k])) - self._cuts @ weights)
+
+    def most_violated(self, w):
+        s = self.scores(w)
+        res = loss_augmented_inference(s, self.relevant, loss="ap", method=self.lai)
+        c = self._sign * (self._coef_true - res.coef)
+        f = self.features
+        pos = f._XT @ (self._flips_T @ c)     # (flips move samples from one block to the other)
+        v = self._cuts_T @ c
+        pair = f.eta * (v.sum() - f._phi_cT @ v) if len(v) else np.zeros(len(f.pairwise_index))
+        return res.loss, np.concatenate([pos, -pos, pair])
+
+
+def hoap_true_objective(features, relevant, w, C, lai="qs"):
+    """HOAP-SVM's objective ½‖w‖² + C max_R [Δ(R) − F(R*) + F(R)] on the ranking scores
+    s = m⁺ − m⁻ at w (eq. 12-13), with the max-marginals (compact form) computed there.
+
+    Returns (objective, mm)."""
+    mm = features.max_marginals(w)
+    s = HOAPPairProblem(features, relevant, mm).scores(w)   # (m⁺ − m⁻ without cancellation)
+    res = loss_augmented_inference(s, relevant, loss="ap", method=lai)
+    xi = max(0.0, float(res.loss - (true_coef(relevant) - res.coef) @ s))
+    return 0.5 * float(w @ w) + float(C) * xi, mm
