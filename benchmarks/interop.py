@@ -8,26 +8,38 @@ same name are run with the same command lines on shared data sets; the table say
 row, whether each reads the other's model, whether the predictions agree to 1e-6
 relative (svmrank scores in float64; SVM-light writes 32-bit floats in its model files),
 whether the two primal objectives of the same problem agree within ε, and for SVM-perf
-the C conversion (svmrank's estimator at the converted C gives SVM-perf's model). A
-tool absent from DIR gets its rows skipped with the reason.
+the C conversion: SVM-perf's printed objective (pval) equals the one svmrank's oracle
+computes for SVM-perf's model through docs/algorithms.md's factors. A tool absent from
+DIR gets its rows skipped with the reason.
 
-Building the binaries (never committed; the network here reaches only package
-registries, so SVM-perf and SVM-rank could not be built on the machine of the table):
+Building the binaries (never committed; outside the repository):
 
     # SVM-light V6.02 (svm_learn, svm_classify): its C sources ship on PyPI
     pip download svmlight==0.4 --no-deps --no-binary :all: && tar xzf svmlight-0.4.tar.gz
     cd svmlight-0.4/lib
     gcc -O3 -o DIR/svm_learn svm_learn_main.c svm_learn.c svm_common.c svm_hideo.c -lm
     gcc -O3 -o DIR/svm_classify svm_classify.c svm_common.c -lm
-    # SVM-perf V3.00 and SVM-rank V1.00 (svm_perf_learn/_classify, svm_rank_learn/_classify):
-    # the public tarballs svm_perf.tar.gz and svm_rank.tar.gz of Joachims' SVM pages,
-    # unpacked and built with `make` (each builds its bundled SVM-light)
+    # SVM-perf V3.00 (svm_perf_learn, svm_perf_classify; SVM-struct V3.10, SVM-light
+    # V6.20 inside): BCILAB redistributes its sources. With the library's `fetch` tool
+    # (github:sccn/BCILAB, a git directory without work tree):
+    git --git-dir=BCILAB.git archive HEAD dependencies/SVMperf-3.10 | tar -x
+    cd dependencies/SVMperf-3.10
+    # No edit: BCILAB renamed svm_struct_main.c to mex_svm_perf_learn.c and
+    # svm_struct_classify.c to mex_svm_perf_classify.c, and every MEX part is under
+    # #ifdef COMPILE_MEX_INTERFACE; left undefined, the native mains are compiled (the
+    # learner's -w 9 calls svm_learn_struct_joint_custom, as SVM-perf V3.00's does).
+    S="svm_struct_api.c svm_struct_learn_custom.c svm_struct_learn.c svm_struct_common.c
+       svm_learn.c svm_hideo.c svm_common.c"
+    gcc -O3 -w -o DIR/svm_perf_learn mex_svm_perf_learn.c $S -lm
+    gcc -O3 -w -o DIR/svm_perf_classify mex_svm_perf_classify.c $S -lm
+    # SVM-rank V1.00: not built (its rows are not checked by this script)
 
 Part 2, speed (always): each new loss's most-violated-labelling call against the error
 rate's (``violation_at_scores``, and ``most_violated`` with the products X w, Xᵀd) at
 N = 1e5 (target <= 5x), and training on w8a with each loss at SVM-perf's -c 1 (svmrank's
 C per docs/algorithms.md) against the error rate. SVM-perf's own time on w8a is the
-issue's other target (<= 0.2x); it needs the binary and is skipped without it.
+issue's other target (<= 0.2x): both console scripts, wall time, best of 3 interleaved
+rounds (2 with --quick), with the interop columns on w8a; skipped without the binary.
 """
 import argparse
 import re
@@ -258,11 +270,9 @@ def inference_speed(quick):
     print_table(list(rows[0]), [list(r.values()) for r in rows])
 
 
-def training_speed(bindir, quick):
+def training_speed(quick):
     """Part 2b: training on w8a with each loss at SVM-perf's -c 1: svmrank's estimator
-    against its error rate and, with the binary, both tools' console scripts against
-    each other (wall time, best of several interleaved rounds, reading the file
-    included), with the interop columns of the last round's models."""
+    against its error rate."""
     from svmrank.estimators import BinarySVM, RankSVM
     data = str(shared_file_or_exit("w8a", "w8a.train"))
     X, y, _ = load_svmlight(data)
@@ -270,6 +280,8 @@ def training_speed(bindir, quick):
     rows = []
     base = None
     for loss, l in PERF_L.items():
+        if loss == "ap":  # (not a new loss of issue 26; its C here is (PN)²/100)
+            continue
         P = int((yq > 0).sum())
         c_factor, eps_factor, _ = perf_scale(loss, P, len(yq) - P)
         options = dict(C=1.0 * c_factor, epsilon=0.1 * eps_factor)
@@ -284,6 +296,14 @@ def training_speed(bindir, quick):
                      "x error": f"{elapsed / base:.2f}"})
     print(f"\nTraining on w8a ({Xq.shape[0]} examples), SVM-perf's -c 1 -e 0.1:")
     print_table(list(rows[0]), [list(r.values()) for r in rows])
+
+
+def perf_speed(bindir, quick):
+    """Part 2c: svm_perf_learn against SVM-perf's on w8a, per loss at -c 1: both console
+    scripts (wall time, best of interleaved rounds, reading the file included), with the
+    interop columns of the last round's models."""
+    data = str(shared_file_or_exit("w8a", "w8a.train"))
+    X, y, _ = load_svmlight(data)
     if not (bindir and (bindir / "svm_perf_learn").exists()):
         print(f"SKIP svm_perf_learn against SVM-perf on w8a: not in {bindir or '(no --bin)'}")
         return
@@ -325,7 +345,8 @@ def main():
     print(machine_line())
     interop(args.bin, args.quick)
     inference_speed(args.quick)
-    training_speed(args.bin, args.quick)
+    training_speed(args.quick)
+    perf_speed(args.bin, args.quick)
 
 
 if __name__ == "__main__":
