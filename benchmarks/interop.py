@@ -8,26 +8,38 @@ same name are run with the same command lines on shared data sets; the table say
 row, whether each reads the other's model, whether the predictions agree to 1e-6
 relative (svmrank scores in float64; SVM-light writes 32-bit floats in its model files),
 whether the two primal objectives of the same problem agree within ε, and for SVM-perf
-the C conversion (svmrank's estimator at the converted C gives SVM-perf's model). A
-tool absent from DIR gets its rows skipped with the reason.
+the C conversion: SVM-perf's printed objective (pval) equals the one svmrank's oracle
+computes for SVM-perf's model through docs/algorithms.md's factors. A tool absent from
+DIR gets its rows skipped with the reason.
 
-Building the binaries (never committed; the network here reaches only package
-registries, so SVM-perf and SVM-rank could not be built on the machine of the table):
+Building the binaries (never committed; outside the repository):
 
     # SVM-light V6.02 (svm_learn, svm_classify): its C sources ship on PyPI
     pip download svmlight==0.4 --no-deps --no-binary :all: && tar xzf svmlight-0.4.tar.gz
     cd svmlight-0.4/lib
     gcc -O3 -o DIR/svm_learn svm_learn_main.c svm_learn.c svm_common.c svm_hideo.c -lm
     gcc -O3 -o DIR/svm_classify svm_classify.c svm_common.c -lm
-    # SVM-perf V3.00 and SVM-rank V1.00 (svm_perf_learn/_classify, svm_rank_learn/_classify):
-    # the public tarballs svm_perf.tar.gz and svm_rank.tar.gz of Joachims' SVM pages,
-    # unpacked and built with `make` (each builds its bundled SVM-light)
+    # SVM-perf V3.00 (svm_perf_learn, svm_perf_classify; SVM-struct V3.10, SVM-light
+    # V6.20 inside): BCILAB redistributes its sources. With the library's `fetch` tool
+    # (github:sccn/BCILAB, a git directory without work tree):
+    git --git-dir=BCILAB.git archive HEAD dependencies/SVMperf-3.10 | tar -x
+    cd dependencies/SVMperf-3.10
+    # No edit: BCILAB renamed svm_struct_main.c to mex_svm_perf_learn.c and
+    # svm_struct_classify.c to mex_svm_perf_classify.c, and every MEX part is under
+    # #ifdef COMPILE_MEX_INTERFACE; left undefined, the native mains are compiled (the
+    # learner's -w 9 calls svm_learn_struct_joint_custom, as SVM-perf V3.00's does).
+    S="svm_struct_api.c svm_struct_learn_custom.c svm_struct_learn.c svm_struct_common.c
+       svm_learn.c svm_hideo.c svm_common.c"
+    gcc -O3 -w -o DIR/svm_perf_learn mex_svm_perf_learn.c $S -lm
+    gcc -O3 -w -o DIR/svm_perf_classify mex_svm_perf_classify.c $S -lm
+    # SVM-rank V1.00: not built (its rows are not checked by this script)
 
 Part 2, speed (always): each new loss's most-violated-labelling call against the error
 rate's (``violation_at_scores``, and ``most_violated`` with the products X w, Xᵀd) at
 N = 1e5 (target <= 5x), and training on w8a with each loss at SVM-perf's -c 1 (svmrank's
 C per docs/algorithms.md) against the error rate. SVM-perf's own time on w8a is the
-issue's other target (<= 0.2x); it needs the binary and is skipped without it.
+issue's other target (<= 0.2x): both console scripts, wall time, best of 3 interleaved
+rounds (2 with --quick), with the interop columns on w8a; skipped without the binary.
 """
 import argparse
 import re
@@ -49,9 +61,11 @@ from svmrank.io.model_file import read_model  # noqa: E402
 from svmrank.io.svmlight import load_svmlight  # noqa: E402
 from svmrank.problems.binary import BinaryProblem  # noqa: E402
 from svmrank.problems.perf import PERF_LOSSES, PerfProblem, perf_scale  # noqa: E402
+from svmrank.problems.ranking import RankingProblem  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-PERF_L = {"error": 2, "zero_one": 0, "f1": 1, "prbep": 3, "prec@k": 4, "rec@k": 5, "roc": 10}
+PERF_L = {"error": 2, "zero_one": 0, "f1": 1, "prbep": 3, "prec@k": 4, "rec@k": 5, "roc": 10,
+          "ap": 11}
 
 
 def ours(tool):
@@ -76,8 +90,9 @@ def rel_diff(a, b):
     return float(np.abs(a - b).max() / max(np.abs(a).max(), np.abs(b).max(), 1e-300))
 
 
-def agree(a, b, rel=1e-6):
-    return rel_diff(a, b) <= rel
+def agree(a, b, rel=1e-6, atol=0.0):
+    """Equal to ``rel`` relative, or to ``atol`` (the printed format's last digit)."""
+    return rel_diff(a, b) <= rel or float(np.abs(a - b).max()) <= atol
 
 
 def cross_read(bindir, classify, data, theirs_m, ours_m, tmp):
@@ -90,10 +105,13 @@ def cross_read(bindir, classify, data, theirs_m, ours_m, tmp):
         except RuntimeError as exc:
             notes.append(f"{classify} on our model: {str(exc).split(': ', 2)[-1][:60]}")
         run(ours(classify) + ["-v", "0", data, model, tmp / f"p_{who}_o"])
-    # (one model read by both classifiers: equal to 1e-6, SVM-light's 32-bit floats)
-    ours_read_theirs = agree(predictions(tmp / "p_theirs_c"), predictions(tmp / "p_theirs_o"))
+    # (one model read by both classifiers: equal to 1e-6, SVM-light's 32-bit floats, or
+    # to svm_perf_classify's %.8f: its 1e-8 steps are above 1e-6 of a score below 0.01)
+    atol = 1e-8 if classify == "svm_perf_classify" else 0.0
+    ours_read_theirs = agree(predictions(tmp / "p_theirs_c"), predictions(tmp / "p_theirs_o"),
+                             atol=atol)
     theirs_read_ours = not notes and agree(predictions(tmp / "p_ours_c"),
-                                           predictions(tmp / "p_ours_o"))
+                                           predictions(tmp / "p_ours_o"), atol=atol)
     difference = rel_diff(predictions(tmp / "p_theirs_o"), predictions(tmp / "p_ours_o"))
     return {"ours reads theirs": "yes" if ours_read_theirs else "NO",
             "theirs reads ours": "yes" if theirs_read_ours else "NO: " + "; ".join(notes),
@@ -144,26 +162,72 @@ def light_rows(bindir, data, tmp):
     return rows
 
 
+def perf_problem(loss, X, y, bias=1.0):
+    """svmrank's oracle of SVM-perf's ``-l`` loss (on svmrank's scale)."""
+    if loss in ("roc", "ap"):
+        return RankingProblem(X, y, loss=loss)  # (one ranking: SVM-perf ignores qid)
+    if loss == "error":
+        return BinaryProblem(X, y, bias=bias)
+    return PerfProblem(X, y, loss, bias=bias)
+
+
+def perf_objective(model, problem, loss, c_perf, X, y, bias=1.0):
+    """SVM-perf's primal ½‖w‖² + C ξ(w) of an SVM-perf model file, ξ(w) the largest
+    violation over all outputs, computed by svmrank's oracle through the conversion of
+    docs/algorithms.md (SVM-perf's problem at w is w_factor² × svmrank's at w/w_factor,
+    C × c_factor). The bias weight is −b/--b; it cancels in ROC area and AP's Ψ."""
+    P = int((y > 0).sum())
+    c_factor, _, w_factor = perf_scale(loss, P, len(y) - P)
+    d = X.shape[1]
+    w = np.zeros(d)
+    w[:min(d, model.w.size)] = model.w[:d]
+    w_bias = -model.b / bias if bias else 0.0
+    ranking = loss in ("roc", "ap")
+    w_ours = (w if ranking or not bias else np.append(w, w_bias)) / w_factor
+    delta, g = problem.most_violated(w_ours)
+    xi = w_factor ** 2 * c_factor * max(0.0, delta - w_ours @ g)
+    return 0.5 * (w @ w + w_bias ** 2) + c_perf * xi
+
+
+def perf_argv(loss, c, eps="0.1"):
+    return ["-c", c, "-e", eps, "-l", str(PERF_L[loss]), "-w", "9" if loss == "error" else "3"]
+
+
+def perf_row(bindir, data, loss, argv, X, y, problem, tmp, out_t=None):
+    """One svm_perf_learn row: train both (unless SVM-perf's output ``out_t`` is given
+    with its model already in tmp), read both ways, both objectives in SVM-perf's scale."""
+    theirs_m, ours_m = tmp / "perf_theirs.model", tmp / "perf_ours.model"
+    if out_t is None:
+        out_t = run([bindir / "svm_perf_learn", *argv, "-v", "1", data, theirs_m])
+        run(ours("svm_perf_learn") + [*argv, "-v", "0", data, ours_m])
+    row = {"data": Path(data).name, "options": " ".join(argv)}
+    row.update(cross_read(bindir, "svm_perf_classify", data, theirs_m, ours_m, tmp))
+    c = float(argv[1])
+    pval = float(re.search(r"pval=([-+0-9.eE]+)", out_t).group(1))
+    j_t, j_o = (perf_objective(read_model(m), problem, loss, c, X, y) for m in (theirs_m, ours_m))
+    row["J(theirs)"] = f"{j_t:.5g}"
+    row["J(ours) - J(theirs)"] = f"{j_o - j_t:+.2g}"
+    row["C ε"] = f"{c * float(argv[3]):.2g}"
+    row["pval = J(theirs)"] = f"{'yes' if abs(pval - j_t) <= 1e-4 * j_t + 1e-5 else 'NO'}" \
+                              f" ({pval:.5g})"
+    return row
+
+
 def perf_rows(bindir, data, tmp):
     """svm_perf_learn with each loss against ours at the same command line."""
+    X, y, _ = load_svmlight(data)
     rows = []
-    for loss, l in PERF_L.items():
-        argv = ["-c", "1", "-l", str(l), "-w", "9" if loss == "error" else "3", "-v", "1"]
-        row = {"tool": "svm_perf_learn", "data": Path(data).name, "options": " ".join(argv[:6])}
-        theirs_m, ours_m = tmp / "perf_theirs.model", tmp / "perf_ours.model"
-        out_t = run([bindir / "svm_perf_learn", *argv, data, theirs_m])
-        out_o = run(ours("svm_perf_learn") + [*argv, data, ours_m])
-        row.update(cross_read(bindir, "svm_perf_classify", data, theirs_m, ours_m, tmp))
-        pval = [float(re.search(r"pval=([-+0-9.eE]+)", out).group(1)) for out in (out_t, out_o)]
-        row["objective rel. diff"] = f"{(pval[1] - pval[0]) / pval[0]:+.1e}"
-        rows.append(row)
+    for loss in PERF_L:
+        for c in ("0.1", "10"):
+            rows.append(perf_row(bindir, data, loss, perf_argv(loss, c), X, y,
+                                 perf_problem(loss, X, y), tmp))
     return rows
 
 
 def interop(bindir, quick):
-    """Part 1: the table, or the reasons its rows are skipped."""
+    """Part 1: a table per tool, or the reasons its rows are skipped."""
     data = str(shared_file_or_exit("heart_scale", "heart_scale"))
-    rows, skipped = [], []
+    skipped = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         for tools, make in ((("svm_learn", "svm_classify"), light_rows),
@@ -172,10 +236,10 @@ def interop(bindir, quick):
             if missing:
                 skipped.append(f"{', '.join(missing)}: not in {bindir or '(no --bin)'}")
                 continue
-            rows += make(bindir, data, tmp)
+            rows = make(bindir, data, tmp)
+            print(f"\n{tools[0]}:")
+            print_table(list(rows[-1]), [list(r.values()) for r in rows])
     skipped.append("svm_rank_learn, svm_rank_classify: not checked by this script")
-    if rows:
-        print_table(list(rows[0]), [list(r.values()) for r in rows])
     for reason in skipped:
         print(f"SKIP {reason}")
 
@@ -207,26 +271,71 @@ def inference_speed(quick):
 
 
 def training_speed(quick):
-    """Part 2b: training on w8a with each loss at SVM-perf's -c 1."""
+    """Part 2b: training on w8a with each loss at SVM-perf's -c 1: svmrank's estimator
+    against its error rate."""
     from svmrank.estimators import BinarySVM, RankSVM
-    X, y, _ = load_svmlight(str(shared_file_or_exit("w8a", "w8a.train")))
-    if quick:
-        X, y = X[:20000], y[:20000]
+    data = str(shared_file_or_exit("w8a", "w8a.train"))
+    X, y, _ = load_svmlight(data)
+    Xq, yq = (X[:20000], y[:20000]) if quick else (X, y)
     rows = []
     base = None
     for loss, l in PERF_L.items():
-        c_factor, eps_factor, _ = perf_scale(loss)
+        if loss == "ap":  # (not a new loss of issue 26; its C here is (PN)²/100)
+            continue
+        P = int((yq > 0).sum())
+        c_factor, eps_factor, _ = perf_scale(loss, P, len(yq) - P)
         options = dict(C=1.0 * c_factor, epsilon=0.1 * eps_factor)
-        est = (RankSVM(loss="roc", **options) if loss == "roc"
+        est = (RankSVM(loss=loss, **options) if loss in ("roc", "ap")
                else BinarySVM(loss=loss, **options))
         start = time.perf_counter()
-        est.fit(X, y)
+        est.fit(Xq, yq)
         elapsed = time.perf_counter() - start
         base = elapsed if base is None else base
-        rows.append({"-l": l, "loss": loss, "C (svmrank)": f"{options['C']:g}",
+        rows.append({"-l": l, "loss": loss, "C (svmrank)": f"{options['C']:.3g}",
                      "iterations": est.n_iter_, "fit s": f"{elapsed:.2f}",
                      "x error": f"{elapsed / base:.2f}"})
-    print(f"\nTraining on w8a ({X.shape[0]} examples), SVM-perf's -c 1 -e 0.1:")
+    print(f"\nTraining on w8a ({Xq.shape[0]} examples), SVM-perf's -c 1 -e 0.1:")
+    print_table(list(rows[0]), [list(r.values()) for r in rows])
+
+
+def perf_speed(bindir, quick):
+    """Part 2c: svm_perf_learn against SVM-perf's on w8a, per loss at -c 1: both console
+    scripts (wall time, best of interleaved rounds, reading the file included), with the
+    interop columns of the last round's models."""
+    data = str(shared_file_or_exit("w8a", "w8a.train"))
+    X, y, _ = load_svmlight(data)
+    if not (bindir and (bindir / "svm_perf_learn").exists()):
+        print(f"SKIP svm_perf_learn against SVM-perf on w8a: not in {bindir or '(no --bin)'}")
+        return
+    rounds = 2 if quick else 3
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for loss in PERF_L:
+            if loss == "ap":  # (SVM-perf's -l 11 ran over 5 minutes on w8a: heart_scale only)
+                continue
+            argv = perf_argv(loss, "1")
+            outputs = []
+            theirs = [bindir / "svm_perf_learn", *argv, "-v", "1", data, tmp / "perf_theirs.model"]
+            mine = ours("svm_perf_learn") + [*argv, "-v", "0", data, tmp / "perf_ours.model"]
+            best = [np.inf, np.inf]
+            for _ in range(rounds):
+                for k, cmd in enumerate((theirs, mine)):
+                    start = time.perf_counter()
+                    out = run(cmd)
+                    best[k] = min(best[k], time.perf_counter() - start)
+                    if k == 0:
+                        outputs.append(out)
+            row = {"loss": loss, "SVM-perf s": f"{best[0]:.2f}", "svmrank s": f"{best[1]:.2f}",
+                   "ratio": f"{best[1] / best[0]:.2f}"}
+            row.update(perf_row(bindir, data, loss, argv, X, y, perf_problem(loss, X, y),
+                                tmp, out_t=outputs[-1]))
+            del row["data"]
+            rows.append(row)
+            print(" | ".join(row.values()), flush=True)
+    load = open("/proc/loadavg").read().split()[:3]
+    print(f"\nsvm_perf_learn on w8a.train, wall s (best of {rounds} interleaved rounds; "
+          f"load average {' '.join(load)} at the end):")
     print_table(list(rows[0]), [list(r.values()) for r in rows])
 
 
@@ -239,6 +348,7 @@ def main():
     interop(args.bin, args.quick)
     inference_speed(args.quick)
     training_speed(args.quick)
+    perf_speed(args.bin, args.quick)
 
 
 if __name__ == "__main__":

@@ -290,3 +290,19 @@ def test_cutting_plane_checks_C_at_its_entry(C, match):
     X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     with pytest.raises(ValueError, match=match):
         cutting_plane(BinaryProblem(X, np.array([1, -1, 1])), C)
+
+
+def test_fits_run_blas_on_one_thread():
+    """The learner's sample-length dot products run on one BLAS thread (multithreaded
+    OpenBLAS ddot stalled each call on a loaded machine), and the limit ends with it."""
+    from threadpoolctl import threadpool_info
+    from svmrank.learners.cutting_plane import one_blas_thread
+    blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
+    if not blas:
+        pytest.skip("no BLAS library that threadpoolctl can see")
+    before = [lib["num_threads"] for lib in blas]
+    with one_blas_thread():
+        assert {lib["num_threads"] for lib in threadpool_info()
+                if lib["user_api"] == "blas"} == {1}
+    assert [lib["num_threads"] for lib in threadpool_info()
+            if lib["user_api"] == "blas"] == before

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svmrank.cli import (ap_classify, ap_learn, light_classify, light_learn, rank_classify,
+from svmrank.cli import (ap_classify, ap_learn, light_classify, light_learn, perf_classify,
+                         perf_learn, rank_classify,
                          rank_learn, topk_classify, topk_learn)
 from svmrank.cli.common import CLIError
 from svmrank.cli.dialects import REFUSED, UNUSED, USED
@@ -278,6 +279,61 @@ def test_real_svm_classify_reads_our_svm_learn_model(tmp_path):
         theirs = np.loadtxt(tmp_path / "theirs")
         ours = np.loadtxt(tmp_path / "ours")
         np.testing.assert_allclose(theirs, ours, rtol=1e-6, atol=1e-9)
+
+
+def svm_perf_objective(model, X, y, loss, c):
+    """SVM-perf's primal ½‖w‖² + C ξ(w) of a model file of its (--b 1), through
+    svmrank's oracle at the scale of docs/algorithms.md."""
+    from svmrank.problems.binary import BinaryProblem
+    from svmrank.problems.perf import PerfProblem, perf_scale
+    from svmrank.problems.ranking import RankingProblem
+    P = int((y > 0).sum())
+    c_factor, _, w_factor = perf_scale(loss, P, len(y) - P)
+    w = np.zeros(X.shape[1])
+    w[:min(len(w), model.w.size)] = model.w[:len(w)]
+    if loss in ("roc", "ap"):
+        problem, w_ours = RankingProblem(X, y, loss=loss), w
+    else:
+        problem = BinaryProblem(X, y) if loss == "error" else PerfProblem(X, y, loss)
+        w_ours = np.append(w, -model.b)
+    delta, g = problem.most_violated(w_ours / w_factor)
+    xi = w_factor ** 2 * c_factor * max(0.0, delta - w_ours @ g / w_factor)
+    return 0.5 * (w @ w + model.b ** 2) + c * xi
+
+
+@pytest.mark.parametrize("l", [0, 1, 2, 3, 4, 5, 10, 11])
+def test_real_svm_perf_reads_ours_and_agrees(tmp_path, l):
+    """SVM-perf V3.00's own binaries (built as benchmarks/interop.py's docstring says)
+    and ours, per loss at -c 1: each classifier scores each model alike (1e-6 relative
+    or its %.8f digit), SVM-perf's printed objective is the one svmrank computes for its
+    model through the C conversion, and our model's is within C·ε of it."""
+    learn, classify = INTEROP_BIN / "svm_perf_learn", INTEROP_BIN / "svm_perf_classify"
+    if not (os.access(learn, os.X_OK) and os.access(classify, os.X_OK)):
+        pytest.skip(f"{learn} is absent: build SVM-perf V3.00 as benchmarks/interop.py's "
+                    "docstring says (set SVMRANK_INTEROP_BIN to its folder)")
+    X, y = blobs(60)
+    y[::3] = -1.0  # (20 positives of 60)
+    data = write_data(tmp_path / "d", X, y)
+    argv = ["-c", "1", "-e", "0.1", "-l", str(l), "-w", "9" if l == 2 else "3"]
+    done = subprocess.run([str(learn), *argv, "-v", "1", str(data), str(tmp_path / "theirs")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    pval = float(re.search(r"pval=([-+0-9.eE]+)", done.stdout).group(1))
+    assert perf_learn.main([*argv, "-v", "0", str(data), str(tmp_path / "ours")]) == 0
+    for who in ("theirs", "ours"):
+        model = tmp_path / who
+        done = subprocess.run([str(classify), "-v", "0", str(data), str(model),
+                               str(tmp_path / "p_c")], capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert perf_classify.main(["-v", "0", str(data), str(model), str(tmp_path / "p_o")]) == 0
+        theirs, ours = np.loadtxt(tmp_path / "p_c"), np.loadtxt(tmp_path / "p_o")
+        # (SVM-light sums in 32-bit floats: 1e-6 of the largest score)
+        assert np.abs(theirs - ours).max() <= 1e-6 * np.abs(theirs).max() + 1e-8
+    loss = perf_learn.LOSSES[l]
+    j_theirs = svm_perf_objective(read_model(tmp_path / "theirs"), X, y, loss, 1.0)
+    j_ours = svm_perf_objective(read_model(tmp_path / "ours"), X, y, loss, 1.0)
+    assert abs(j_theirs - pval) <= 1e-4 * pval + 1e-5
+    assert abs(j_ours - j_theirs) <= 1.0 * 0.1
 
 
 def test_dialect_warnings_are_not_errors():

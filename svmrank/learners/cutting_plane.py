@@ -19,6 +19,24 @@ from .. import exceptions
 from .._validation import check_positive, check_verbose
 from .qp import solve_dual_qp_unchecked
 
+_BLAS = []  # the process's ThreadpoolController, made on the first fit
+
+
+def one_blas_thread():
+    """Context limiting BLAS to one thread (threadpoolctl, scikit-learn's dependency).
+
+    The learner's BLAS calls are sample-length dot products and small QPs. OpenBLAS
+    splits a ddot longer than 10,000 over its threads; on a loaded machine, after the
+    product kernels' OpenMP threads, each such call waited for a time slice (20 ms a dot
+    on w8a: SVM-perf's losses fitted 2.2-2.5x slower, benchmarks/README.md, interop).
+    Below that length OpenBLAS uses one thread anyway, so small fits are unchanged.
+    """
+    if not _BLAS:
+        from threadpoolctl import ThreadpoolController
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
+
+
 # C times a cutting plane's squared norm above which float64 training cannot resolve the
 # optimum (measured on heart_scale: AP and binary SVMs converge up to about 1e19, stall
 # from 1e21, and overflow beyond 1e154). The problem with features scaled by s and C is
@@ -329,12 +347,14 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
         run.restore(warm_start.planes, d)
     interrupted = False
     try:
-        if line_search:
-            # in weight space every point searched costs a full oracle call: search less
-            converged = run.optimized(w, epsilon, max_iter, problem, n_secant=2) if has_scores \
-                else run.optimized(w, epsilon, max_iter, _WeightSpace(problem), n_secant=1)
-        else:
-            converged = run.plain(w, epsilon, max_iter)
+        with one_blas_thread():
+            if line_search:
+                # in weight space every point searched costs a full oracle call: search less
+                converged = run.optimized(w, epsilon, max_iter, problem, n_secant=2) \
+                    if has_scores else \
+                    run.optimized(w, epsilon, max_iter, _WeightSpace(problem), n_secant=1)
+            else:
+                converged = run.plain(w, epsilon, max_iter)
     except KeyboardInterrupt:
         # (in a CCCP round, the round's loop keeps the best completed round instead)
         if monitor is None or not monitor.catch_interrupt or monitor.round is not None \
