@@ -170,12 +170,19 @@ class SvmlightPartitions:
     n_features : int
     labels : ndarray
         The distinct labels over all shards.
+    spanning : ndarray of int
+        The qids whose lines lie in more than one partition.
+    sources : list of (path, chunk, blocksize)
+        Where each partition is read from (chunk None: the whole shard), to read it
+        again when its worker is lost.
     """
 
     def __init__(self, client, paths, partitions, n_rows, n_features, labels):
         self.client, self.paths, self.partitions = client, paths, partitions
         self.n_rows, self.n_features, self.labels = n_rows, n_features, labels
-        self.unlabelled_partitions = 0  # partitions with lines without qid
+        self.spanning = np.zeros(0, dtype=np.int64)
+        self.sources = [(p, None, None) for p in paths]
+        self.qid0_error = None  # lines without qid: apart over partitions (rank losses)
 
     @property
     def shape(self):
@@ -270,7 +277,6 @@ def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
     data = SvmlightPartitions(client, paths, futures, n_rows, int(width), labels)
     data.sources = sources
     data.spanning, qid0_error = _spanning_queries(client, sources, summaries)
-    data.unlabelled_partitions = sum(bool((s["runs"] == 0).any()) for s in summaries)
     data.qid0_error = qid0_error
     return data
 
@@ -312,8 +318,7 @@ def _place(client, sources, k, row):
     only on an error path)."""
     path, chunk, _ = sources[k]
     if chunk is not None:  # rows of the shard's earlier chunks come first
-        row += sum(n for (p, c, _), n in zip(sources, _rows_of(client, sources))
-                   if p == path and c < chunk)
+        row += sum(_rows_of(client, [s for s in sources if s[0] == path and s[1] < chunk]))
     return path, client.submit(_line_of, path, row, pure=False).result()
 
 
