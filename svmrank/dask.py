@@ -411,9 +411,9 @@ class _Partition:
     def violation(self, s, count, out):
         """The sum of the losses of this partition's own queries, keeping d as vector
         ``out``; then, without pieces, d·v for every vector v held (the line search's
-        inner products: s·d and d·(s_c − s_b)) and Xᵀd, or with pieces their scores
-        (the rest comes from :meth:`complete`). ``count`` is the divisor of the whole
-        set (queries, or rows for the binary loss)."""
+        inner products: s·d and d·(s_c − s_b)), or with pieces their scores (the dots
+        come from :meth:`complete`). ``count`` is the divisor of the whole set
+        (queries, or rows for the binary loss)."""
         p, scores = self.problem, self.vectors[s]
         loss, d = 0.0, np.zeros(len(scores))
         if self.kind == "binary":
@@ -426,20 +426,24 @@ class _Partition:
             loss = float(losses.sum())
         self.vectors[out] = d
         if self.pieces:
-            return loss, None, None, scores[self.n_local:]
-        return (loss, *self.sums(out), None)
+            return loss, None, scores[self.n_local:]
+        return loss, self.dots(out), None
 
     def complete(self, out, d_pieces):
         """The pieces' coefficients from the driver into d (vector ``out``); its inner
-        products and Xᵀd, as :meth:`violation` returns them."""
+        products, as :meth:`violation` returns them."""
         self.vectors[out][self.n_local:] = d_pieces
-        return self.sums(out)
+        return self.dots(out)
 
-    def sums(self, out):
+    def dots(self, out):
         d = self.vectors[out]
-        dots = {k: float(v @ d) for k, v in self.vectors.items()}
+        return {k: float(v @ d) for k, v in self.vectors.items()}
+
+    def joint(self, out):
+        """X_pᵀd for vector ``out`` (None without rows)."""
+        d = self.vectors[out]
         if self.problem is None and not self.pieces:
-            return dots, None
+            return None
         joint = (np.zeros(0) if self.problem is None
                  else self.problem.joint_feature(d[:self.n_local] if self.pieces else d))
         first = self.n_local
@@ -447,7 +451,7 @@ class _Partition:
             piece = transpose_product(Xp, d[first:first + Xp.shape[0]])
             joint = piece if joint.size == 0 else joint + piece
             first += Xp.shape[0]
-        return dots, joint
+        return joint
 
 
 def _in_order(values):
@@ -537,8 +541,9 @@ class DistributedProblem:
 
     Scores and coefficients stay on the workers (:class:`DistributedVector`); per call
     the driver sends w or a few scalars, and an inference returns from each partition
-    its loss sum, a few inner products and its Xᵀd (n_features floats): one round trip
-    a point of the line search. Queries that span partitions take a second: their
+    its loss sum and a few inner products: one round trip a point of the line search,
+    and one more for Xᵀd (n_features floats a partition) when the learner takes the
+    point's cutting plane. Queries that span partitions take a second: their
     scores come to the driver, which runs their inference and sends their
     coefficients back.
 
@@ -710,18 +715,16 @@ class DistributedProblem:
         out = self.new_key()
         results = self.gather(self.call("violation", scores.key, self.count, out, makes=out))
         loss = float(sum(r[0] for r in results))
-        sums = {k: r[1:3] for k, r in enumerate(results) if r[3] is None}
+        dots = [r[1] for r in results if r[2] is None]
         if len(self.spanning):
-            spanning_loss, d_pieces = self.spanning_inference([r[3] for r in results])
+            spanning_loss, d_pieces = self.spanning_inference([r[2] for r in results])
             loss += spanning_loss
             each = {k: (out, d) for k, d in d_pieces.items()}
-            done = self.gather(self.call("complete", *next(iter(each.values())), each=each))
+            dots += self.gather(self.call("complete", each=each))
             self.steps.append(("complete", each, out))  # (d is made again with its pieces)
-            sums.update(zip(each, done))
-        sums = [v for v in sums.values()]
-        dots = {k: float(sum(p[0][k] for p in sums)) for k in sums[0][0]}
-        joint = np.sum([p[1] for p in sums if p[1] is not None], axis=0)
-        return loss / self.count, DistributedVector(self, out, dots, joint)
+        common = set.intersection(*(set(p) for p in dots))  # (held by every partition)
+        return loss / self.count, DistributedVector(self, out, {k: float(sum(p[k] for p in dots))
+                                                                for k in common})
 
     def spanning_inference(self, piece_scores):
         """The loss sum of the queries that span partitions and their coefficients
@@ -760,7 +763,10 @@ class DistributedProblem:
         return float(losses.sum()), out
 
     def joint_feature(self, d):
-        """Xᵀd, which came back with d."""
+        """Xᵀd, summed over the partitions (one round trip, the first time it is asked)."""
+        if d.joint is None:
+            parts = [j for j in self.gather(self.call("joint", d.key)) if j is not None]
+            d.joint = np.sum(parts, axis=0) if parts else np.zeros(self.n_features)
         return d.joint
 
     def most_violated(self, w):
