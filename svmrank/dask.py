@@ -5,9 +5,11 @@ shard (queries whole), and checks them; ``RankSVM``/``APSVM``/``BinarySVM`` ``.f
 accept the result, and their ``decision_function``/``predict`` score it on the
 workers (in input order). Each cutting-plane iteration the driver broadcasts w; every
 partition computes and keeps its scores, runs its per-query inference and returns its
-sums (loss, Xᵀd, counts); the line search's points s_b + t (s_c − s_b) and their inner
-products are evaluated on the partitions' cached scores; the QP runs on the driver.
-docs/dask.md gives the memory and network arithmetic.
+sums (loss, inner products; Xᵀd for the planes the learner takes); the line search's
+points s_b + t (s_c − s_b) are evaluated on the partitions' cached scores; the QP runs
+on the driver. A query spanning partitions has its inference on the driver; a lost
+partition is read again and its vectors made again. docs/dask.md gives the memory and
+network arithmetic.
 """
 import glob
 import os
