@@ -28,7 +28,7 @@ from ._validation import check_matrix
 from .inference import lai_queries_unchecked, true_coef
 from .io.svmlight import example_lines, iter_svmlight, load_svmlight, open_data
 from .problems.binary import BinaryProblem
-from .problems.linear import matrix_product, transpose_product
+from .problems.linear import COPY_MAX_NNZ, matrix_product, transpose_product
 from .problems.ranking import RankingProblem
 
 __all__ = ["read_svmlight", "SvmlightPartitions", "connect", "score_svmlight"]
@@ -95,7 +95,7 @@ def _shard_summary(part):
     """Rows, width, labels, and the runs of equal qids (their qids and first rows)."""
     X, y, qid = part
     starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]]) if len(qid) else np.zeros(0, int)
-    return {"n_rows": X.shape[0], "n_columns": X.shape[1], "runs": qid[starts],
+    return {"n_rows": X.shape[0], "n_columns": X.shape[1], "nnz": X.nnz, "runs": qid[starts],
             "run_starts": starts, "labels": np.unique(y)}
 
 
@@ -172,6 +172,8 @@ class SvmlightPartitions:
     n_features : int
     labels : ndarray
         The distinct labels over all shards.
+    nnz : int
+        Stored values over all partitions.
     spanning : ndarray of int
         The qids whose lines lie in more than one partition.
     sources : list of (path, chunk, blocksize)
@@ -182,7 +184,7 @@ class SvmlightPartitions:
     def __init__(self, client, paths, partitions, n_rows, n_features, labels):
         self.client, self.paths, self.partitions = client, paths, partitions
         self.n_rows, self.n_features, self.labels = n_rows, n_features, labels
-        self.spanning = np.zeros(0, dtype=np.int64)
+        self.spanning, self.nnz = np.zeros(0, dtype=np.int64), 0
         self.sources = [(p, None, None) for p in paths]
         self.qid0_error = None  # lines without qid: apart over partitions (rank losses)
 
@@ -278,6 +280,7 @@ def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
     n_rows = np.array([s["n_rows"] for s in summaries])
     data = SvmlightPartitions(client, paths, futures, n_rows, int(width), labels)
     data.sources = sources
+    data.nnz = int(sum(s["nnz"] for s in summaries))
     data.spanning, qid0_error = _spanning_queries(client, sources, summaries)
     data.qid0_error = qid0_error
     return data
@@ -362,8 +365,9 @@ class _Partition:
     which runs their inference and sends their coefficients back (:meth:`complete`);
     rows of ``dropped`` queries (spanning, but not ranked) are left out."""
 
-    def __init__(self, part, kind, options, spanning=(), dropped=()):
+    def __init__(self, part, kind, options, spanning=(), dropped=(), scatter=False):
         X, y, qid = part
+        self.scatter = scatter  # Xᵀd by the scatter over X, as the whole set in memory
         self.kind, self.vectors, self.pieces, self.n_local = kind, {}, [], 0
         self.problem, self.n_skipped, self.n_queries_total = None, 0, 0
         if kind == "binary":
@@ -446,8 +450,13 @@ class _Partition:
         d = self.vectors[out]
         if self.problem is None and not self.pieces:
             return None
-        joint = (np.zeros(0) if self.problem is None
-                 else self.problem.joint_feature(d[:self.n_local] if self.pieces else d))
+        own = d[:self.n_local] if self.pieces else d
+        if self.problem is None:
+            joint = np.zeros(0)
+        elif self.scatter and self.kind == "ranking":
+            joint = transpose_product(self.problem.X, own)
+        else:
+            joint = self.problem.joint_feature(own)
         first = self.n_local
         for _, Xp in self.pieces:
             piece = transpose_product(Xp, d[first:first + Xp.shape[0]])
@@ -468,12 +477,13 @@ def _span_labels(part, spanning):
     return {int(q): y[qid == q] for q in _in_order(qid[np.isin(qid, spanning)])}
 
 
-def _make_partition(part, kind, options, spanning, dropped):
-    return _Partition(part, kind, options, spanning, dropped)
+def _make_partition(part, kind, options, spanning, dropped, scatter):
+    return _Partition(part, kind, options, spanning, dropped, scatter)
 
 
-def _rebuild_partition(source, n_features, kind, options, spanning, dropped):
-    return _Partition(_load_source(source, n_features), kind, options, spanning, dropped)
+def _rebuild_partition(source, n_features, kind, options, spanning, dropped, scatter):
+    return _Partition(_load_source(source, n_features), kind, options, spanning, dropped,
+                      scatter)
 
 
 def _summary(partition):
@@ -573,8 +583,13 @@ class DistributedProblem:
                     dropped.append(q)
         self.spanning = np.array(sorted(self.span_relevant), dtype=np.int64)
         self.dropped = np.array(dropped, dtype=np.int64)
+        # a set too large for the product copies in memory has its Xᵀd by the scatter
+        # over X's rows there: the partitions do the same (on many features it is the
+        # faster: bench_scale.py dask)
+        self.scatter = getattr(data, "nnz", 0) > COPY_MAX_NNZ
         self.parts = [self.client.submit(_make_partition, f, kind, options, self.spanning,
-                                         self.dropped, pure=False) for f in data.partitions]
+                                         self.dropped, self.scatter, pure=False)
+                      for f in data.partitions]
         summaries = self.client.gather([self.client.submit(_summary, p) for p in self.parts])
         who_has = self.client.who_has(self.parts)
         self.workers = [list(who_has[p.key])[:1] for p in self.parts]
@@ -670,7 +685,7 @@ class DistributedProblem:
             old = self.last[k]
             part = self.client.submit(_rebuild_partition, self.sources[k], self.n_features_read,
                                       self.kind, self.options, self.spanning, self.dropped,
-                                      workers=target, allow_other_workers=False, pure=False)
+                                      self.scatter, workers=target, allow_other_workers=False, pure=False)
             replayed = self.client.submit(
                 _replay, part, None, [(m, e[k]) for m, e, _ in steps if k in e], unheld,
                 workers=target, allow_other_workers=False, pure=False)
