@@ -11,12 +11,30 @@ cv: APSVMCV (7 values of C, 3 folds, each fold's path warm-started; also with th
     shared machine.
 
     python benchmarks/bench_scale.py cv [--repeat 3]
+
+dask: a seeded generator writes --rows rows (default 5e6) in queries of 100 rows, 20
+    non-zeros a row over 1e4 features, as --shards SVMlight shards in --data-dir
+    (outside the repository; kept between runs); APSVM is fitted on them in memory (one
+    process, both cores: n_jobs=2) and on a 2-worker LocalCluster (processes, one thread
+    each), back to back, each in a fresh subprocess: load time, setup (the fit before
+    the cutting-plane loop: the problems, on the workers their product copies), fit
+    time, time per iteration of the loop, peak memory (max RSS) of the driver and of
+    each worker, the ratio, the fit's CPU time (user + system: the process, or the
+    driver and the workers; on a shared machine a fairer measure than wall time), and
+    the workers' task time by function (Dask's task stream).
+
+    python benchmarks/bench_scale.py dask [--rows 5000000] [--shards 10] [--data-dir DIR]
 """
 import argparse
+import io
+import json
 import os
+import resource
+import subprocess
 import sys
 import time
 import warnings
+from pathlib import Path
 
 # one core for both, as liblinear has (APSVMCV: n_jobs=1)
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -102,13 +120,183 @@ def section_cv(args):
           f"{'met' if gap <= 0.005 else 'MISSED'} ({gap:.4f} below)")
 
 
-SECTIONS = {"cv": section_cv}
+ROWS_PER_QUERY, NNZ_PER_ROW, N_FEATURES = 100, 20, 10_000
+DASK_C, DASK_MAX_ITER = 1e4, 40
+
+
+def write_ranking_shards(directory, n_rows, n_shards, seed=0):
+    """The generated set as ``n_shards`` SVMlight files part-NN.txt (queries of
+    ROWS_PER_QUERY rows kept whole; NNZ_PER_ROW features a row, one in each of as many
+    equal blocks of the N_FEATURES, values 0.01-0.99; label 1 for a row whose hidden
+    score is among its query's top fifth, about). Returns the paths; files already
+    written for the same arguments are kept."""
+    directory.mkdir(parents=True, exist_ok=True)
+    stamp = directory / f"done-{n_rows}-{n_shards}-{seed}"
+    paths = [directory / f"part-{j:02d}.txt" for j in range(n_shards)]
+    if stamp.exists():
+        return paths
+    rng = np.random.default_rng(seed)
+    w_true = rng.normal(size=N_FEATURES)
+    block = N_FEATURES // NNZ_PER_ROW
+    index_tokens = np.array([f"{j + 1}:".encode() for j in range(N_FEATURES)], dtype=object)
+    value_tokens = np.array([f"0.{v:02d} ".encode() for v in range(100)], dtype=object)
+    n_queries = n_rows // ROWS_PER_QUERY
+    bounds = [n_queries * j // n_shards for j in range(n_shards + 1)]
+    for j, path in enumerate(paths):
+        with open(path, "wb") as fh:
+            for q0 in range(bounds[j], bounds[j + 1], 1000):  # 1000 queries a batch
+                nq = min(1000, bounds[j + 1] - q0)
+                n = nq * ROWS_PER_QUERY
+                cols = (rng.integers(0, block, size=(n, NNZ_PER_ROW))
+                        + block * np.arange(NNZ_PER_ROW))
+                vals = rng.integers(1, 100, size=(n, NNZ_PER_ROW))
+                score = (w_true[cols] * vals / 100).sum(axis=1) + rng.normal(size=n)
+                by_query = score.reshape(nq, ROWS_PER_QUERY)
+                top = np.quantile(by_query, 0.8, axis=1, keepdims=True)
+                label = (by_query > top).ravel().astype(int)
+                qid = np.repeat(np.arange(q0, q0 + nq) + 1, ROWS_PER_QUERY)
+                row = np.empty((n, 2 * NNZ_PER_ROW + 2), dtype=object)
+                row[:, 0] = [f"{a} qid:{b} ".encode() for a, b in zip(label.tolist(),
+                                                                     qid.tolist())]
+                row[:, 1:-1:2] = index_tokens[cols]
+                row[:, 2:-1:2] = value_tokens[vals]
+                row[:, -1] = b"\n"
+                fh.write(b"".join(row.ravel().tolist()))
+    stamp.touch()
+    return paths
+
+
+class _Chain(io.RawIOBase):
+    """The shards read as one binary stream (the in-memory fit reads one file's text)."""
+
+    def __init__(self, paths):
+        self.files = [open(p, "rb") for p in paths]
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        while self.files:
+            n = self.files[0].readinto(buffer)
+            if n:
+                return n
+            self.files.pop(0).close()
+        return 0
+
+
+def _max_rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _cpu_seconds():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _fit_memory(paths):
+    from svmrank import APSVM
+    t0 = time.perf_counter()
+    X, y, qid = load_svmlight(io.BufferedReader(_Chain(paths)))
+    t1, cpu = time.perf_counter(), _cpu_seconds()
+    model = APSVM(C=DASK_C, max_iter=DASK_MAX_ITER, n_jobs=2).fit(X, y, qid=qid)
+    t2, cpu = time.perf_counter(), _cpu_seconds() - cpu
+    return {"load": t1 - t0, "fit": t2 - t1, "iterations": int(model.n_iter_),
+            "learner": model.result_.history[-1]["time"], "tasks": {}, "cpu": cpu,
+            "objective": float(model.objective_), "coef": model.coef_.tolist(),
+            "driver_mb": _max_rss_mb(), "workers_mb": [],
+            "csr_mb": (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) / 2**20}
+
+
+def _fit_dask(paths):
+    import distributed
+    from svmrank import APSVM
+    from svmrank.dask import read_svmlight
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, memory_limit=0) as cluster:
+        with distributed.Client(cluster) as client:
+            t0 = time.perf_counter()
+            data = read_svmlight([str(p) for p in paths], client=client)
+            t1, cpu, worker_cpu = time.perf_counter(), _cpu_seconds(), client.run(_cpu_seconds)
+            with distributed.get_task_stream(client=client) as stream:
+                model = APSVM(C=DASK_C, max_iter=DASK_MAX_ITER).fit(data)
+            t2, cpu = time.perf_counter(), _cpu_seconds() - cpu
+            cpu += sum(client.run(_cpu_seconds).values()) - sum(worker_cpu.values())
+            workers = client.run(_max_rss_mb)
+    tasks = {}  # the workers' compute seconds and task count, by function
+    for task in stream.data:
+        name = task["key"].split("-")[0] if isinstance(task["key"], str) else str(task["key"])
+        busy = sum(s["stop"] - s["start"] for s in task["startstops"] if s["action"] == "compute")
+        seconds, count = tasks.get(name, (0.0, 0))
+        tasks[name] = (seconds + busy, count + 1)
+    return {"load": t1 - t0, "fit": t2 - t1, "iterations": int(model.n_iter_),
+            "learner": model.result_.history[-1]["time"], "tasks": tasks, "cpu": cpu,
+            "objective": float(model.objective_), "coef": model.coef_.tolist(),
+            "driver_mb": _max_rss_mb(), "workers_mb": sorted(workers.values())}
+
+
+def section_dask(args):
+    if args.mode:  # (a subprocess: one fit, its numbers as JSON on the last line)
+        warnings.simplefilter("ignore")
+        paths = sorted(args.data_dir.glob("part-*.txt"))
+        print(json.dumps((_fit_memory if args.mode == "memory" else _fit_dask)(paths)))
+        return
+    t0 = time.perf_counter()
+    paths = write_ranking_shards(args.data_dir, args.rows, args.shards)
+    size = sum(p.stat().st_size for p in paths) / 2**20
+    print(f"generated set: {args.rows} rows, {args.rows // ROWS_PER_QUERY} queries, "
+          f"{NNZ_PER_ROW} non-zeros a row over {N_FEATURES} features, {len(paths)} shards, "
+          f"{size:.0f} MB of text (written or found in {time.perf_counter() - t0:.0f} s)")
+    results = {}
+    for mode in ("memory", "dask"):  # back to back
+        load = os.getloadavg()[0]
+        out = subprocess.run([sys.executable, __file__, "dask", "--mode", mode, "--data-dir",
+                              str(args.data_dir)], check=True, capture_output=True, text=True)
+        results[mode] = json.loads(out.stdout.strip().splitlines()[-1])
+        results[mode]["loadavg"] = load
+    memory, dask = results["memory"], results["dask"]
+    rows = []
+    for name, r in (("in memory (1 process, 2 threads)", memory),
+                    ("Dask LocalCluster (2 workers x 1 thread)", dask)):
+        per_iter = r["learner"] / r["iterations"]  # (the learner's loop: setup apart)
+        rows.append([name, round(r["load"], 1), round(r["fit"] - r["learner"], 1),
+                     round(r["fit"], 1), r["iterations"], round(per_iter, 3),
+                     round(per_iter / (memory["learner"] / memory["iterations"]), 2),
+                     round(r["cpu"], 1), round(r["cpu"] / memory["cpu"], 2),
+                     round(r["driver_mb"]), ", ".join(f"{m:.0f}" for m in r["workers_mb"]) or "-",
+                     round(r["loadavg"], 2)])
+    print(f"machine: {machine_line()}; APSVM C={DASK_C}, max_iter={DASK_MAX_ITER}; CSR of X: "
+          f"{memory['csr_mb']:.0f} MB")
+    print()
+    print_table(["fit", "load (s)", "setup (s)", "fit (s)", "iterations", "s / iteration",
+                 "ratio to in memory", "fit CPU (s)", "CPU ratio", "driver peak (MB)", "worker peaks (MB)", "load avg"], rows)
+    gap = abs(dask["objective"] - memory["objective"]) / abs(memory["objective"])
+    dw = np.abs(np.subtract(dask["coef"], memory["coef"])).max()
+    ratio = rows[1][6]
+    worst = max(dask["workers_mb"])
+    print()
+    print(f"same model: objective {gap:.1e} relative, w {dw:.1e}; targets: Dask at most 1.5x: "
+          f"{'met' if ratio <= 1.5 else 'MISSED'} ({ratio}x); each worker's peak below the "
+          f"in-memory fit's: {'met' if worst < memory['driver_mb'] else 'MISSED'} "
+          f"({worst:.0f} against {memory['driver_mb']:.0f} MB)")
+    print()
+    print("where the Dask fit's time goes (the workers' task time, wall, summed over the two "
+          "workers; setup is _make_partition):")
+    for name, (seconds, count) in sorted(dask["tasks"].items(), key=lambda kv: -kv[1][0]):
+        print(f"  {name}: {count} tasks, {seconds:.1f} s")
+
+
+SECTIONS = {"cv": section_cv, "dask": section_dask}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("section", choices=sorted(SECTIONS))
     parser.add_argument("--repeat", type=int, default=3, help="timed runs (best is kept)")
+    parser.add_argument("--rows", type=int, default=5_000_000, help="dask: rows generated")
+    parser.add_argument("--shards", type=int, default=10, help="dask: shard files")
+    parser.add_argument("--data-dir", type=Path, default=Path("/tmp/svmrank-bench-scale"),
+                        help="dask: where the shards are written (outside the repository)")
+    parser.add_argument("--mode", choices=["memory", "dask"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     SECTIONS[args.section](args)
 

@@ -5,15 +5,18 @@ shard (queries whole), and checks them; ``RankSVM``/``APSVM``/``BinarySVM`` ``.f
 accept the result, and their ``decision_function``/``predict`` score it on the
 workers (in input order). Each cutting-plane iteration the driver broadcasts w; every
 partition computes and keeps its scores, runs its per-query inference and returns its
-sums (loss, Xᵀd, counts); the line search's points s_b + t (s_c − s_b) and their inner
-products are evaluated on the partitions' cached scores; the QP runs on the driver.
-docs/dask.md gives the memory and network arithmetic.
+sums (loss, inner products; Xᵀd for the planes the learner takes); the line search's
+points s_b + t (s_c − s_b) are evaluated on the partitions' cached scores; the QP runs
+on the driver. A query spanning partitions has its inference on the driver; a lost
+partition is read again and its vectors made again. docs/dask.md gives the memory and
+network arithmetic.
 """
 import glob
 import os
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 try:
     import distributed
@@ -21,11 +24,14 @@ except ImportError:  # pragma: no cover - depends on the environment
     raise ImportError("svmrank.dask needs dask's distributed scheduler: "
                       "pip install svmrank[dask]") from None
 
-from .io.svmlight import iter_svmlight, load_svmlight
+from ._validation import check_matrix
+from .inference import lai_queries_unchecked, true_coef
+from .io.svmlight import example_lines, iter_svmlight, load_svmlight, open_data
 from .problems.binary import BinaryProblem
+from .problems.linear import COPY_MAX_NNZ, matrix_product, transpose_product
 from .problems.ranking import RankingProblem
 
-__all__ = ["read_svmlight", "SvmlightPartitions", "connect"]
+__all__ = ["read_svmlight", "SvmlightPartitions", "connect", "score_svmlight"]
 
 
 def connect(address, timeout=10):
@@ -86,9 +92,67 @@ def _partition_scores(part, w, intercept):
 
 
 def _shard_summary(part):
+    """Rows, width, labels, and the runs of equal qids (their qids and first rows)."""
     X, y, qid = part
-    return {"n_rows": X.shape[0], "n_columns": X.shape[1], "qids": np.unique(qid),
-            "labels": np.unique(y)}
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]]) if len(qid) else np.zeros(0, int)
+    return {"n_rows": X.shape[0], "n_columns": X.shape[1], "nnz": X.nnz, "runs": qid[starts],
+            "run_starts": starts, "labels": np.unique(y)}
+
+
+def _score_shard(path, coef, intercept):
+    """One shard read on a worker at its own width and scored with ``coef``: columns
+    beyond the model's are cut (counted), missing ones are zeros."""
+    X, y, qid = load_svmlight(path)
+    n = coef.shape[0]
+    cut_values = cut_lines = 0
+    if X.shape[1] > n:
+        extra = X[:, n:]
+        cut_values, cut_lines = extra.nnz, int(np.count_nonzero(np.diff(extra.indptr)))
+        X = X[:, :n].tocsr()
+    else:
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n))
+    return np.asarray(X @ coef).ravel() + intercept, y, qid, cut_values, cut_lines
+
+
+def score_svmlight(paths_or_glob, coef, intercept=0.0, client=None):
+    """Score SVMlight shards on a Dask cluster without keeping them: one task a shard
+    reads it on a worker and returns its scores ``X @ coef + intercept``, labels and
+    qids (24 bytes a row); the results come back in input order (shards in order,
+    lines in order). Shards may have any width: feature indices beyond the model's
+    are ignored (and counted), as SVM-light does.
+
+    Parameters
+    ----------
+    paths_or_glob : str, path or list of them
+    coef : array of shape (n_features,)
+    intercept : float
+    client : distributed.Client, optional
+        Default: the current client.
+
+    Returns
+    -------
+    scores, y, qid : ndarrays of shape (n_rows,)
+    shards : list of (path, n_rows, cut_values, cut_lines)
+        Per shard, its rows and the feature values (and lines holding them) cut.
+    """
+    paths = _expand(paths_or_glob)
+    client = _current_client(client)
+    coef = np.asarray(coef, dtype=np.float64).ravel()
+    futures = [client.submit(_score_shard, p, coef, float(intercept), pure=False)
+               for p in paths]
+    parts = client.gather(futures)
+    scores, y, qid = (np.concatenate([np.zeros(0)] + [r[k] for r in parts]) for k in range(3))
+    return scores, y, qid, [(p, len(r[0]), r[3], r[4]) for p, r in zip(paths, parts)]
+
+
+def _current_client(client):
+    if client is not None:
+        return client
+    try:
+        return distributed.get_client()
+    except ValueError:
+        raise ValueError("client: no Dask client is running; pass client= or create "
+                         "distributed.Client(...) first") from None
 
 
 class SvmlightPartitions:
@@ -108,12 +172,21 @@ class SvmlightPartitions:
     n_features : int
     labels : ndarray
         The distinct labels over all shards.
+    nnz : int
+        Stored values over all partitions.
+    spanning : ndarray of int
+        The qids whose lines lie in more than one partition.
+    sources : list of (path, chunk, blocksize)
+        Where each partition is read from (chunk None: the whole shard), to read it
+        again when its worker is lost.
     """
 
     def __init__(self, client, paths, partitions, n_rows, n_features, labels):
         self.client, self.paths, self.partitions = client, paths, partitions
         self.n_rows, self.n_features, self.labels = n_rows, n_features, labels
-        self.unlabelled_partitions = 0  # partitions with lines without qid
+        self.spanning, self.nnz = np.zeros(0, dtype=np.int64), 0
+        self.sources = [(p, None, None) for p in paths]
+        self.qid0_error = None  # lines without qid: apart over partitions (rank losses)
 
     @property
     def shape(self):
@@ -148,7 +221,6 @@ class SvmlightPartitions:
 
     def gather(self):
         """(X, y, qid) of all the shards in one process (for tests and small data)."""
-        import scipy.sparse as sp
         parts = self.client.gather(self.partitions)
         return (sp.vstack([p[0] for p in parts], format="csr"),
                 np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]))
@@ -159,11 +231,12 @@ def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
     ``blocksize`` partitions of about that many bytes of text that keep queries whole
     (:func:`svmrank.io.iter_svmlight`, run by the worker that reads the shard).
 
-    The lines of a query must lie in one shard (a query split across shards is
-    refused). Lines without ``qid:`` (qid 0) may be spread over partitions for
-    ``BinarySVM``; the rank losses read them as one query, which must then lie in one
-    partition. Every shard is read with the same number of features: ``n_features``,
-    or the highest feature index, which must then be the same in every shard.
+    A query may continue from one shard into the next (its lines consecutive across
+    the shards: the last lines of a shard and the first of the next); a qid seen again
+    after other queries in another partition is refused, naming file:line. The rank
+    losses run the inference of such a query on the driver (docs/dask.md). Every shard
+    is read with the same number of features: ``n_features``, or the highest feature
+    index, which must then be the same in every shard.
 
     Parameters
     ----------
@@ -184,57 +257,131 @@ def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
                                   or blocksize < 1):
         raise ValueError(f"blocksize: expected None or a positive integer, got {blocksize!r}")
     paths = _expand(paths_or_glob)
-    if client is None:
-        try:
-            client = distributed.get_client()
-        except ValueError:
-            raise ValueError("client: no Dask client is running; pass client= or create "
-                             "distributed.Client(...) first") from None
+    client = _current_client(client)
     # each shard is read on a worker and stays there; only its summary comes back
     if blocksize is None:
         futures = [client.submit(_load_shard, p, n_features, pure=False) for p in paths]
-        owners = list(paths)
+        sources = [(p, None, None) for p in paths]
     else:
         shards = [client.submit(_load_chunks, p, n_features, int(blocksize), pure=False)
                   for p in paths]
         counts = client.gather([client.submit(_count, f) for f in shards])
         futures = [client.submit(_chunk, f, k) for f, n in zip(shards, counts) for k in range(n)]
-        owners = [p for p, n in zip(paths, counts) for _ in range(n)]
+        sources = [(p, k, int(blocksize)) for p, n in zip(paths, counts) for k in range(n)]
         del shards  # (the chunks' futures keep what they need)
     summaries = client.gather([client.submit(_shard_summary, f) for f in futures])
-    widths = {p: s["n_columns"] for p, s in zip(owners, summaries)}
+    widths = {src[0]: s["n_columns"] for src, s in zip(sources, summaries)}
     if n_features is None and len(set(widths.values())) > 1:
         detail = ", ".join(f"{p}: {n}" for p, n in widths.items())
         raise ValueError(f"paths_or_glob: the shards have different feature counts ({detail}); "
                          "pass n_features=")
     width = n_features if n_features is not None else widths[paths[0]]
-    seen, unlabelled = {}, 0
-    for path, s in zip(owners, summaries):
-        unlabelled += bool((s["qids"] == 0).any())
-        for q in s["qids"].tolist():
-            if q in seen and seen[q] != path and q != 0:
-                raise ValueError(f"paths_or_glob: query qid:{q} is split across {seen[q]} and "
-                                 f"{path}; keep each query's lines in one shard")
-            seen[q] = path
     labels = np.unique(np.concatenate([s["labels"] for s in summaries]))
     n_rows = np.array([s["n_rows"] for s in summaries])
     data = SvmlightPartitions(client, paths, futures, n_rows, int(width), labels)
-    data.unlabelled_partitions = unlabelled
+    data.sources = sources
+    data.nnz = int(sum(s["nnz"] for s in summaries))
+    data.spanning, qid0_error = _spanning_queries(client, sources, summaries)
+    data.qid0_error = qid0_error
     return data
+
+
+def _spanning_queries(client, sources, summaries):
+    """The qids whose lines lie in more than one partition, checked to be consecutive
+    (the end of one partition, whole partitions, the start of the next); a one-line
+    error naming file:line otherwise (for qid 0, the lines without qid:, only returned:
+    BinarySVM ignores queries)."""
+    runs = []  # (qid, partition, first row) of each run of equal qids, over all partitions
+    for k, s in enumerate(summaries):
+        for j, (q, row) in enumerate(zip(s["runs"].tolist(), s["run_starts"].tolist())):
+            if j == 0 and runs and runs[-1][0] == q and runs[-1][3] == k - 1:
+                runs[-1][3] = k  # (the query goes on from the previous partition)
+                continue
+            runs.append([q, k, row, k])
+    first, spanning, qid0_error = {}, set(), None
+    for q, k, row, last in runs:
+        if last > k:
+            spanning.add(q)
+        if q not in first:
+            first[q] = (k, last)
+            continue
+        if first[q][1] == first[q][0] and last == k == first[q][0]:
+            continue  # (within one partition a query's lines may be apart, as in memory)
+        path, line = _place(client, sources, k, row)
+        message = (f"{path}:{line}: qid:{q} appears again after other queries, and its lines "
+                   f"are in more than one partition; keep a query's lines consecutive across "
+                   "the shards")
+        if q != 0:
+            raise ValueError(message)
+        qid0_error = qid0_error or message
+        spanning.add(q)
+    return np.array(sorted(spanning), dtype=np.int64), qid0_error
+
+
+def _place(client, sources, k, row):
+    """(path, line number) of row ``row`` of partition ``k`` (read again, on a worker:
+    only on an error path)."""
+    path, chunk, _ = sources[k]
+    if chunk is not None:  # rows of the shard's earlier chunks come first
+        row += sum(_rows_of(client, [s for s in sources if s[0] == path and s[1] < chunk]))
+    return path, client.submit(_line_of, path, row, pure=False).result()
+
+
+def _rows_of(client, sources):
+    return [client.submit(_count_rows, *src, pure=False).result() for src in sources]
+
+
+def _count_rows(path, chunk, blocksize):
+    return _load_source((path, chunk, blocksize), None)[0].shape[0]
+
+
+def _line_of(path, row):
+    with open_data(path) as (fh, _):
+        lines = example_lines(fh.read())
+    return int(lines[row]) if row < len(lines) else row + 1
+
+
+def _load_source(source, n_features):
+    """A partition's (X, y, qid) read again from its source: a whole shard, or chunk
+    ``chunk`` of ``iter_svmlight(path, blocksize)``."""
+    path, chunk, blocksize = source
+    if chunk is None:
+        return _load_shard(path, n_features)
+    for k, (X, y, qid, _) in enumerate(iter_svmlight(path, chunk_bytes=blocksize,
+                                                     n_features=n_features)):
+        if k == chunk:
+            return X, y, qid
+    raise ValueError(f"{path}: has fewer than {chunk + 1} chunks of {blocksize} bytes now")
 
 
 class _Partition:
     """The problem of one partition on its worker, and the vectors (scores, coefficients)
     the driver refers to by number: the driver moves only w, scalars and Xᵀd. Every
     task on a partition is pinned to its worker and chained after the previous one, so
-    they see the same object in order."""
+    they see the same object in order.
 
-    def __init__(self, part, kind, options):
+    The rows of queries that span partitions (``spanning``) are kept apart as pieces,
+    after the local problem's rows in every vector: their scores go to the driver,
+    which runs their inference and sends their coefficients back (:meth:`complete`);
+    rows of ``dropped`` queries (spanning, but not ranked) are left out."""
+
+    def __init__(self, part, kind, options, spanning=(), dropped=(), scatter=False):
         X, y, qid = part
-        self.kind, self.vectors = kind, {}
+        self.scatter = scatter  # Xᵀd by the scatter over X, as the whole set in memory
+        self.kind, self.vectors, self.pieces, self.n_local = kind, {}, [], 0
         self.problem, self.n_skipped, self.n_queries_total = None, 0, 0
         if kind == "binary":
             self.problem = BinaryProblem(X, y, **options)
+            return
+        if len(spanning) or len(dropped):
+            apart = np.isin(qid, np.concatenate([spanning, dropped]))
+            for q in _in_order(qid[np.isin(qid, spanning)]):
+                rows = np.flatnonzero(qid == q)
+                self.pieces.append((int(q), check_matrix(X[rows])))
+            if apart.any():
+                keep = np.flatnonzero(~apart)
+                X, y, qid = X[keep], y[keep], qid[keep]
+        if len(qid) == 0:
             return
         self.n_queries_total = len(np.unique(qid))
         with warnings.catch_warnings():
@@ -245,14 +392,18 @@ class _Partition:
                 self.n_skipped = self.n_queries_total
                 return
         self.n_skipped = self.problem.n_skipped
+        self.n_local = len(self.problem.relevant)
 
     def summary(self):
         p = self.problem
         n = 0 if p is None else (p.X.shape[0] if self.kind == "binary" else p.n_queries)
-        return {"count": n, "skipped": self.n_skipped, "total": self.n_queries_total}
+        return {"count": n, "skipped": self.n_skipped, "total": self.n_queries_total,
+                "pieces": [(q, Xp.shape[0]) for q, Xp in self.pieces]}
 
     def scores(self, w, out):
-        self.vectors[out] = np.zeros(0) if self.problem is None else self.problem.scores(w)
+        own = [np.zeros(0) if self.problem is None else self.problem.scores(w)]
+        self.vectors[out] = np.concatenate(own + [matrix_product(Xp, w)
+                                                  for _, Xp in self.pieces])
 
     def combine(self, a, b, t, u, out):
         """t a + u b (u = 0: t a), as the learner's line search forms its points."""
@@ -264,29 +415,75 @@ class _Partition:
         return float(self.vectors[a] @ self.vectors[b])
 
     def violation(self, s, count, out):
-        """The sum of the losses of this partition, keeping d as vector ``out``; d·v
-        for every vector v held (the line search's inner products: s·d and
-        d·(s_c − s_b)); and Xᵀd. ``count`` is the divisor of the whole set (queries,
-        or rows for the binary loss)."""
+        """The sum of the losses of this partition's own queries, keeping d as vector
+        ``out``; then, without pieces, d·v for every vector v held (the line search's
+        inner products: s·d and d·(s_c − s_b)), or with pieces their scores (the dots
+        come from :meth:`complete`). ``count`` is the divisor of the whole set
+        (queries, or rows for the binary loss)."""
         p, scores = self.problem, self.vectors[s]
-        if p is None:
-            self.vectors[out] = np.zeros(0)
-            return 0.0, {k: 0.0 for k in self.vectors}, None
+        loss, d = 0.0, np.zeros(len(scores))
         if self.kind == "binary":
             flipped = p.sign * scores < 1.0
             loss, d = float(flipped.sum()), np.where(flipped, p.sign / count, 0.0)
-        else:
-            losses, d = p.query_violations(scores)
+        elif p is not None:
+            losses, d[:self.n_local] = p.query_violations(scores[:self.n_local])
             if count > 1:
-                d /= count
+                d[:self.n_local] /= count
             loss = float(losses.sum())
         self.vectors[out] = d
-        return loss, {k: float(v @ d) for k, v in self.vectors.items()}, p.joint_feature(d)
+        if self.pieces:
+            return loss, None, scores[self.n_local:]
+        return loss, self.dots(out), None
+
+    def complete(self, out, d_pieces):
+        """The pieces' coefficients from the driver into d (vector ``out``); its inner
+        products, as :meth:`violation` returns them."""
+        self.vectors[out][self.n_local:] = d_pieces
+        return self.dots(out)
+
+    def dots(self, out):
+        d = self.vectors[out]
+        return {k: float(v @ d) for k, v in self.vectors.items()}
+
+    def joint(self, out):
+        """X_pᵀd for vector ``out`` (None without rows)."""
+        d = self.vectors[out]
+        if self.problem is None and not self.pieces:
+            return None
+        own = d[:self.n_local] if self.pieces else d
+        if self.problem is None:
+            joint = np.zeros(0)
+        elif self.scatter and self.kind == "ranking":
+            joint = transpose_product(self.problem.X, own)
+        else:
+            joint = self.problem.joint_feature(own)
+        first = self.n_local
+        for _, Xp in self.pieces:
+            piece = transpose_product(Xp, d[first:first + Xp.shape[0]])
+            joint = piece if joint.size == 0 else joint + piece
+            first += Xp.shape[0]
+        return joint
 
 
+def _in_order(values):
+    """The distinct values in order of first appearance."""
+    _, first = np.unique(values, return_index=True)
+    return values[np.sort(first)]
 
-def _make_partition(part, kind, options):
-    return _Partition(part, kind, options)
+
+def _span_labels(part, spanning):
+    """Per spanning qid held here, its rows' labels (in row order), for the driver."""
+    _, y, qid = part
+    return {int(q): y[qid == q] for q in _in_order(qid[np.isin(qid, spanning)])}
+
+
+def _make_partition(part, kind, options, spanning, dropped, scatter):
+    return _Partition(part, kind, options, spanning, dropped, scatter)
+
+
+def _rebuild_partition(source, n_features, kind, options, spanning, dropped, scatter):
+    return _Partition(_load_source(source, n_features), kind, options, spanning, dropped,
+                      scatter)
 
 
 def _summary(partition):
@@ -299,6 +496,15 @@ def _call(partition, previous, free, method, args):
     for k in free:
         partition.vectors.pop(k, None)
     return getattr(partition, method)(*args)
+
+
+def _replay(partition, previous, steps, free):
+    """Make the vectors of a rebuilt partition again: ``steps`` are the calls that made
+    them (in order), then the vectors not held any more are dropped."""
+    for method, args in steps:
+        getattr(partition, method)(*args)
+    for k in free:
+        partition.vectors.pop(k, None)
 
 
 class DistributedVector:
@@ -314,7 +520,7 @@ class DistributedVector:
     def _combine(self, other, t, u):
         out = self.problem.new_key()
         self.problem.call("combine", self.key, other.key if other is not None else self.key,
-                          t, u, out)
+                          t, u, out, makes=out)
         return DistributedVector(self.problem, out)
 
     def __add__(self, other):
@@ -347,28 +553,55 @@ class DistributedProblem:
 
     Scores and coefficients stay on the workers (:class:`DistributedVector`); per call
     the driver sends w or a few scalars, and an inference returns from each partition
-    its loss sum, a few inner products and its Xᵀd (n_features floats): one round trip
-    a point of the line search."""
+    its loss sum and a few inner products: one round trip a point of the line search,
+    and one more for Xᵀd (n_features floats a partition) when the learner takes the
+    point's cutting plane. Queries that span partitions take a second: their
+    scores come to the driver, which runs their inference and sends their
+    coefficients back.
+
+    The driver keeps the calls that made every held vector: a partition whose worker
+    left the cluster is read again from its source on a live worker, its vectors are
+    made again by those calls, and the waiting call is sent to it again."""
 
     def __init__(self, data, kind, options):
         if kind not in ("ranking", "binary"):
             raise ValueError(f"kind: expected 'ranking' or 'binary', got {kind!r}")
-        if kind == "ranking" and data.unlabelled_partitions > 1:
-            raise ValueError(f"qid: the lines without qid: form one query, spread over "
-                             f"{data.unlabelled_partitions} partitions; a rank loss needs each "
-                             "query within one partition (one shard, or no blocksize)")
-        self.client, self.kind = data.client, kind
-        self.parts = [self.client.submit(_make_partition, f, kind, options, pure=False)
+        if kind == "ranking" and getattr(data, "qid0_error", None):
+            raise ValueError(data.qid0_error)
+        self.client, self.kind, self.options = data.client, kind, options
+        self.sources, self.n_features_read = data.sources, data.n_features
+        spanning = data.spanning if kind == "ranking" else np.zeros(0, dtype=np.int64)
+        self.span_relevant, dropped = {}, []
+        if len(spanning):  # their labels (8 bytes a row), in row order over the partitions
+            pieces = self.client.gather([self.client.submit(_span_labels, f, spanning)
+                                         for f in data.partitions])
+            for q in spanning.tolist():
+                y = np.concatenate([p[q] for p in pieces if q in p])
+                if (y > 0).any() and (y <= 0).any():
+                    self.span_relevant[q] = y > 0
+                else:
+                    dropped.append(q)
+        self.spanning = np.array(sorted(self.span_relevant), dtype=np.int64)
+        self.dropped = np.array(dropped, dtype=np.int64)
+        # a set too large for the product copies in memory has its Xᵀd by the scatter
+        # over X's rows there: the partitions do the same (on many features it is the
+        # faster: bench_scale.py dask)
+        self.scatter = getattr(data, "nnz", 0) > COPY_MAX_NNZ
+        self.parts = [self.client.submit(_make_partition, f, kind, options, self.spanning,
+                                         self.dropped, self.scatter, pure=False)
                       for f in data.partitions]
         summaries = self.client.gather([self.client.submit(_summary, p) for p in self.parts])
         who_has = self.client.who_has(self.parts)
         self.workers = [list(who_has[p.key])[:1] for p in self.parts]
         self.last = [None] * len(self.parts)
         self.free, self.keys = [], 0
+        self.steps, self.held = [], set()  # the calls that made vectors; their numbers
+        self.pending = None  # the call whose results are awaited: (method, args by part)
         self.poll_seconds = 1.0  # how often a waiting gather checks that the workers live
-        self.count = sum(s["count"] for s in summaries)
-        self.n_skipped = sum(s["skipped"] for s in summaries)
-        self.n_queries_total = sum(s["total"] for s in summaries)
+        self.pieces = [s["pieces"] for s in summaries]
+        self.count = sum(s["count"] for s in summaries) + len(self.spanning)
+        self.n_skipped = sum(s["skipped"] for s in summaries) + len(self.dropped)
+        self.n_queries_total = sum(s["total"] for s in summaries) + len(spanning)
         if kind == "ranking":
             if self.count == 0:
                 raise ValueError("y: no query has both a relevant (y > 0) and a non-relevant "
@@ -383,60 +616,177 @@ class DistributedProblem:
         self.keys += 1
         return self.keys
 
-    def call(self, method, *args):
-        """Submit ``method(*args)`` on every partition (after its previous task);
-        returns the futures."""
+    def call(self, method, *args, makes=None, each=None):
+        """Submit ``method(*args)`` on every partition (after its previous task), or
+        with ``each`` ({partition: args}) on those partitions only; ``makes``: the
+        number of the vector it makes (its call is kept, to make it again). Returns
+        the futures."""
         free, self.free = self.free, []
-        for k, part in enumerate(self.parts):
-            self.last[k] = self.client.submit(_call, part, self.last[k], free, method, args,
-                                              workers=self.workers[k], allow_other_workers=False,
-                                              pure=False)
-        return list(self.last)
+        self.held.difference_update(free)
+        each = {k: args for k in range(len(self.parts))} if each is None else each
+        if makes is not None:
+            self.held.add(makes)
+            self.steps.append((method, each, makes))
+            if len(self.steps) > 4 * len(self.held) + 32:
+                self.needed_steps()
+        self.pending = (method, each, free)
+        return [self._submit(k, free, method, a) for k, a in each.items()]
+
+    def _submit(self, k, free, method, args):
+        self.last[k] = self.client.submit(_call, self.parts[k], self.last[k], free, method, args,
+                                          workers=self.workers[k], allow_other_workers=False,
+                                          pure=False)
+        return self.last[k]
 
     def gather(self, futures):
-        """The results of ``futures``; a one-line error, instead of waiting forever, when
-        a partition's worker has left the cluster (its pinned tasks could never run)."""
+        """The results of ``futures``; when a partition's worker has left the cluster
+        (its pinned tasks could never run), the partition is rebuilt and the call sent
+        to it again."""
         while True:
             try:
                 distributed.wait(futures, timeout=self.poll_seconds)
-                break
             except distributed.TimeoutError:
-                self.check_workers()
+                pass
+            else:  # (a task may fail because Dask, on its own, recomputed a lost input)
+                if not any(f.status == "error" for f in futures):
+                    break
+            lost = self.lost_partitions()
+            if lost:
+                futures = self.recover(lost, futures)
+            elif all(f.done() for f in futures):
+                break
         return self.client.gather(futures)
 
-    def check_workers(self):
-        """Raise if a worker holding partitions is gone: its partitions' state (the held
-        scores and coefficients) is lost, and a recomputed partition would not have it."""
+    def alive_workers(self):
+        """The addresses of the workers in the cluster."""
         try:
             info = self.client.scheduler_info(n_workers=-1)  # (all the workers)
         except TypeError:  # pragma: no cover - distributed before 2025.4 lists all
             info = self.client.scheduler_info()
-        alive = set(info["workers"])
-        lost = [(k, w[0]) for k, w in enumerate(self.workers) if w and w[0] not in alive]
-        if lost:
-            parts = ", ".join(str(k) for k, _ in lost)
-            who = ", ".join(sorted({w for _, w in lost}))
-            raise RuntimeError(f"Dask worker {who} left the cluster mid-fit with partition(s) "
-                               f"{parts}; their state is lost: fit again (the shards are "
-                               "read anew)")
+        return set(info["workers"])
+
+    def lost_partitions(self):
+        """The partitions whose worker is not in the cluster any more."""
+        alive = self.alive_workers()
+        return [k for k, w in enumerate(self.workers) if w and w[0] not in alive]
+
+    def recover(self, lost, futures):
+        """Rebuild the ``lost`` partitions from their sources on live workers, make their
+        held vectors again (the kept calls, in order) and send them the waiting call;
+        returns ``futures`` with the lost ones replaced. A partition that cannot be
+        rebuilt (its file gone, say) is a one-line RuntimeError."""
+        method, each, free = self.pending
+        index = {f.key: j for j, f in enumerate(futures)}
+        alive = sorted(self.alive_workers())
+        steps = [st for st in self.needed_steps() if st[1] is not each]  # (not the waiting one)
+        unheld = sorted({made for _, _, made in steps} - self.held)
+        for j, k in enumerate(lost):
+            target = [alive[j % len(alive)]]
+            old = self.last[k]
+            part = self.client.submit(_rebuild_partition, self.sources[k], self.n_features_read,
+                                      self.kind, self.options, self.spanning, self.dropped,
+                                      self.scatter, workers=target, allow_other_workers=False, pure=False)
+            replayed = self.client.submit(
+                _replay, part, None, [(m, e[k]) for m, e, _ in steps if k in e], unheld,
+                workers=target, allow_other_workers=False, pure=False)
+            try:
+                replayed.result()
+            except Exception as exc:  # noqa: BLE001 - named in the message
+                raise RuntimeError(f"Dask worker {self.workers[k][0]} left the cluster mid-fit "
+                                   f"with partition {k}, and reading it again from "
+                                   f"{self.sources[k][0]} failed ({type(exc).__name__}: "
+                                   f"{exc}); fit again") from None
+            self.parts[k], self.workers[k], self.last[k] = part, target, replayed
+            if k in each:
+                new = self._submit(k, free, method, each[k])
+                if old is not None and old.key in index:
+                    futures[index[old.key]] = new
+        return futures
+
+    def needed_steps(self):
+        """The kept calls that the held vectors depend on, in order (the others are
+        forgotten)."""
+        makers = {}
+        for method, each, made in self.steps:
+            makers.setdefault(made, []).append((method, next(iter(each.values()))))
+        needed, stack = set(), list(self.held)
+        while stack:
+            key = stack.pop()
+            if key in needed or key not in makers:
+                continue
+            needed.add(key)
+            for method, args in makers[key]:
+                if method == "combine":
+                    stack += [args[0], args[1]]
+                elif method == "violation":
+                    stack.append(args[0])
+        self.steps = [st for st in self.steps if st[2] in needed]
+        return list(self.steps)
 
     def scores(self, w):
         out = self.new_key()
-        self.call("scores", np.asarray(w, dtype=np.float64), out)
+        self.call("scores", np.asarray(w, dtype=np.float64), out, makes=out)
         return DistributedVector(self, out)
 
     def violation_at_scores(self, scores):
         out = self.new_key()
-        pairs = self.gather(self.call("violation", scores.key, self.count, out))
-        dots = {k: float(sum(p[1][k] for p in pairs)) for k in pairs[0][1]}
-        joint = np.sum([p[2] for p in pairs if p[2] is not None], axis=0)
-        return float(sum(p[0] for p in pairs)) / self.count, DistributedVector(self, out, dots,
-                                                                               joint)
+        results = self.gather(self.call("violation", scores.key, self.count, out, makes=out))
+        loss = float(sum(r[0] for r in results))
+        dots = [r[1] for r in results if r[2] is None]
+        if len(self.spanning):
+            spanning_loss, d_pieces = self.spanning_inference([r[2] for r in results])
+            loss += spanning_loss
+            each = {k: (out, d) for k, d in d_pieces.items()}
+            dots += self.gather(self.call("complete", each=each))
+            self.steps.append(("complete", each, out))  # (d is made again with its pieces)
+        common = set.intersection(*(set(p) for p in dots))  # (held by every partition)
+        return loss / self.count, DistributedVector(self, out, {k: float(sum(p[k] for p in dots))
+                                                                for k in common})
+
+    def spanning_inference(self, piece_scores):
+        """The loss sum of the queries that span partitions and their coefficients
+        d / count, split by partition ({partition: its pieces' d}): the scores of each
+        such query are put together in row order and its inference runs here."""
+        scores = {q: [] for q in self.span_relevant}
+        for k, pieces in enumerate(self.pieces):
+            first = 0
+            for q, n in pieces:
+                scores[q].append(piece_scores[k][first:first + n])
+                first += n
+        queries = list(self.span_relevant)
+        s = np.concatenate([np.concatenate(scores[q]) for q in queries])
+        relevant = np.concatenate([self.span_relevant[q] for q in queries])
+        sizes = [len(self.span_relevant[q]) for q in queries]
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        coef, losses, _ = lai_queries_unchecked(s, relevant, None, offsets,
+                                                self.options.get("loss", "ap"),
+                                                self.options.get("lai", "qs"))
+        d = np.concatenate([true_coef(relevant[a:b]) for a, b in zip(offsets[:-1], offsets[1:])])
+        d -= coef
+        if self.count > 1:
+            d /= self.count
+        start = dict(zip(queries, offsets[:-1].tolist()))
+        taken = dict.fromkeys(queries, 0)
+        out = {}
+        for k, pieces in enumerate(self.pieces):
+            if not pieces:
+                continue
+            parts = []
+            for q, n in pieces:
+                a = start[q] + taken[q]
+                parts.append(d[a:a + n])
+                taken[q] += n
+            out[k] = np.concatenate(parts)
+        return float(losses.sum()), out
 
     def joint_feature(self, d):
-        """Xᵀd, which came back with d."""
+        """Xᵀd, summed over the partitions (one round trip, the first time it is asked)."""
+        if d.joint is None:
+            parts = [j for j in self.gather(self.call("joint", d.key)) if j is not None]
+            d.joint = np.sum(parts, axis=0) if parts else np.zeros(self.n_features)
         return d.joint
 
     def most_violated(self, w):
         loss, d = self.violation_at_scores(self.scores(w))
         return loss, self.joint_feature(d)
+

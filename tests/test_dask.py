@@ -7,7 +7,7 @@ distributed = pytest.importorskip("distributed", reason="dask[distributed] is no
 
 from conftest import shared_file  # noqa: E402
 from svmrank import APSVM, BinarySVM, RankSVM  # noqa: E402
-from svmrank.cli import ap_learn  # noqa: E402
+from svmrank.cli import ap_classify, ap_learn  # noqa: E402
 from svmrank.io import load_svmlight  # noqa: E402
 from svmrank.io.model_file import read_model  # noqa: E402
 
@@ -75,14 +75,45 @@ def test_single_query_and_binary_fit_equal_in_memory(client, tmp_path):
     assert_same_fit(BinarySVM(C=10.0).fit(X, y), BinarySVM(C=10.0).fit(data))
 
 
+def test_query_across_partitions_fits_as_in_memory(client, tmp_path):
+    # one query cut into 3 shards: its scores gathered, its inference on the driver
+    lines = single_query_file(tmp_path).read_text().splitlines(True)
+    for j, (a, b) in enumerate(((0, 100), (100, 130), (130, 300))):
+        (tmp_path / f"part-{j}.txt").write_text("".join(lines[a:b]))
+    X, y, _ = load_svmlight(tmp_path / "one.txt")
+    data = svmrank_dask.read_svmlight(str(tmp_path / "part-*.txt"), client=client)
+    assert len(data.partitions) == 3 and data.spanning.tolist() == [1]
+    assert_same_fit(APSVM(C=10.0).fit(X, y), APSVM(C=10.0).fit(data))
+    assert_same_fit(RankSVM(C=10.0, loss="roc").fit(X, y), RankSVM(C=10.0, loss="roc").fit(data))
+
+
+def test_mq2008_query_cut_at_a_shard_boundary(client, tmp_path):
+    path = shared_file("mq2008", "S5.txt")
+    lines = path.read_text().splitlines(True)
+    qids = [ln.split()[1] for ln in lines]
+    cut = len(lines) // 2
+    while qids[cut] != qids[cut - 1] or qids[cut] != qids[cut + 3]:
+        cut += 1  # (inside a query, not at its first lines)
+    (tmp_path / "part-0.txt").write_text("".join(lines[:cut]))
+    (tmp_path / "part-1.txt").write_text("".join(lines[cut:]))
+    X, y, qid = load_svmlight(path)
+    data = svmrank_dask.read_svmlight(str(tmp_path / "part-*.txt"), client=client)
+    assert data.spanning.tolist() == [int(qids[cut].split(":")[1])]
+    with pytest.warns(UserWarning, match="51 of 156 queries"):
+        memory = APSVM(C=10.0).fit(X, y, qid=qid)
+    with pytest.warns(UserWarning, match="51 of 156 queries"):
+        remote = APSVM(C=10.0).fit(data)
+    assert_same_fit(memory, remote)
+
+
 def test_blocksize_partitions(client, tmp_path):
     path = single_query_file(tmp_path, qid="")  # (no queries: cut anywhere)
     X, y, _ = load_svmlight(path)
     data = svmrank_dask.read_svmlight(path, blocksize=path.stat().st_size // 3, client=client)
     assert len(data.partitions) >= 3 and data.shape == X.shape
     assert_same_fit(BinarySVM(C=10.0).fit(X, y), BinarySVM(C=10.0).fit(data))
-    with pytest.raises(ValueError, match="spread over"):  # one query over 3 partitions
-        APSVM().fit(data)
+    # the lines without qid: are one query over 3 partitions: its inference on the driver
+    assert_same_fit(APSVM(C=10.0).fit(X, y), APSVM(C=10.0).fit(data))
     with pytest.raises(ValueError, match="blocksize"):
         svmrank_dask.read_svmlight(path, blocksize=0, client=client)
 
@@ -94,8 +125,8 @@ def test_bad_input_is_refused_before_training(client, tmp_path):
     (tmp_path / "b.txt").write_text("1 qid:2 1:1 2:1 3:1\n0 qid:2 1:0.5\n")
     with pytest.raises(ValueError, match="different feature counts"):
         svmrank_dask.read_svmlight([tmp_path / "a.txt", tmp_path / "b.txt"], client=client)
-    (tmp_path / "c.txt").write_text("1 qid:1 1:1 2:1\n")
-    with pytest.raises(ValueError, match="qid:1 is split across"):
+    (tmp_path / "c.txt").write_text("# a comment\n1 qid:2 1:1 2:1\n1 qid:1 1:1 2:1\n")
+    with pytest.raises(ValueError, match=r"c.txt:3: qid:1 appears again after other queries"):
         svmrank_dask.read_svmlight([tmp_path / "a.txt", tmp_path / "c.txt"], client=client)
     with pytest.raises(ValueError, match="no Dask scheduler answers"):
         svmrank_dask.connect("tcp://127.0.0.1:9", timeout=1)
@@ -126,52 +157,70 @@ def test_cli_dask(client, tmp_path, capsys):
     assert "--dask cannot be combined" in capsys.readouterr().err
 
 
-def test_killed_worker_mid_fit_is_a_clear_error(tmp_path, monkeypatch):
+def test_killed_worker_mid_fit_is_survived(tmp_path, monkeypatch):
     # its own cluster: the killed worker's nanny restarts it under a new address
     import os
-    import re
     import signal
     import threading
     rng = np.random.default_rng(1)
-    for j in range(2):
+    lines = []
+    for j in range(3):
         X = rng.normal(size=(60, 5))
-        (tmp_path / f"part-{j}.txt").write_text("".join(
-            f"{int(v > 0)} qid:{j + 1} " + " ".join(f"{k + 1}:{x:.5f}" for k, x in enumerate(row))
-            + "\n" for v, row in zip(X @ np.arange(1, 6) + rng.normal(size=60), X)))
+        lines += [f"{int(v > 0)} qid:{j + 1} " + " ".join(f"{k + 1}:{x:.5f}" for k, x in
+                                                         enumerate(row)) + "\n"
+                  for v, row in zip(X @ np.arange(1, 6) + rng.normal(size=60), X)]
+    # query 2 spans the two shards: the rebuilt partition holds a piece of it
+    (tmp_path / "part-0.txt").write_text("".join(lines[:90]))
+    (tmp_path / "part-1.txt").write_text("".join(lines[90:]))
     original, calls = svmrank_dask.DistributedProblem.violation_at_scores, []
+    kill_at, vanish = [2], []
 
-    def kill_at_second_inference(self, scores):
+    def kill_mid_fit(self, scores):
         calls.append(1)
-        if len(calls) == 2:  # mid-fit: after the first iteration
+        if len(calls) == kill_at[0]:  # mid-fit: after the first iterations
+            for path in vanish:
+                path.unlink()
             pids = self.client.run(os.getpid)
             os.kill(pids[self.workers[0][0]], signal.SIGKILL)
         return original(self, scores)
 
-    monkeypatch.setattr(svmrank_dask.DistributedProblem, "violation_at_scores",
-                        kill_at_second_inference)
+    monkeypatch.setattr(svmrank_dask.DistributedProblem, "violation_at_scores", kill_mid_fit)
+
+    def fit_bounded(model, data):
+        outcome = []
+
+        def fit():
+            try:
+                outcome.append(model.fit(data))
+            except Exception as exc:  # noqa: BLE001 - checked below
+                outcome.append(exc)
+
+        thread = threading.Thread(target=fit, daemon=True)
+        thread.start()
+        thread.join(120)  # a bound, not a timing: the fit must not wait forever
+        assert not thread.is_alive(), "the fit hangs after a worker was killed"
+        return outcome[0]
+
+    X, y, qid = load_svmlight(tmp_path / "part-0.txt", n_features=5)
+    X1, y1, qid1 = load_svmlight(tmp_path / "part-1.txt", n_features=5)
+    import scipy.sparse as sp
+    X, y, qid = sp.vstack([X, X1], format="csr"), np.r_[y, y1], np.r_[qid, qid1]
+    memory = APSVM(C=100.0).fit(X, y, qid=qid)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
         with distributed.Client(cluster) as c:
             data = svmrank_dask.read_svmlight(str(tmp_path / "part-*.txt"), client=c)
-            outcome = []
-
-            def fit():
-                try:
-                    APSVM(C=100.0).fit(data)
-                except Exception as exc:  # noqa: BLE001 - checked below
-                    outcome.append(exc)
-
-            thread = threading.Thread(target=fit, daemon=True)
-            thread.start()
-            thread.join(120)  # a bound, not a timing: the fit must not wait forever
-            assert not thread.is_alive(), "the fit hangs after a worker was killed"
-            assert len(calls) == 2 and len(outcome) == 1
-            assert isinstance(outcome[0], RuntimeError)
-            assert re.search(r"left the cluster mid-fit with partition\(s\) 0\b",
-                             str(outcome[0]))
-            # fitting again works: Dask reads the lost shard anew
-            X, y, qid = data.gather()
-            assert_same_fit(APSVM(C=100.0).fit(X, y, qid=qid), APSVM(C=100.0).fit(data))
+            remote = fit_bounded(APSVM(C=100.0), data)
+            assert len(calls) > 2 and not isinstance(remote, Exception), remote
+            assert_same_fit(memory, remote)
+            # the lost partition cannot be read again: a one-line error naming its file
+            calls.clear()
+            kill_at[0], vanish[:] = 3, [tmp_path / "part-0.txt", tmp_path / "part-1.txt"]
+            data = svmrank_dask.read_svmlight(str(tmp_path / "part-*.txt"), client=c)
+            failed = fit_bounded(APSVM(C=100.0), data)
+            assert isinstance(failed, RuntimeError)
+            assert "left the cluster mid-fit with partition" in str(failed)
+            assert "part-" in str(failed) and "fit again" in str(failed)
 
 
 def test_decision_function_on_partitions_in_input_order(client, tmp_path):
@@ -189,3 +238,46 @@ def test_decision_function_on_partitions_in_input_order(client, tmp_path):
     narrow = svmrank_dask.read_svmlight(tmp_path / "narrow.txt", client=client)
     with pytest.raises(ValueError, match="n_features=8"):
         model.decision_function(narrow)
+
+
+def test_cli_classify_dask_writes_the_same_bytes(client, tmp_path, capsys):
+    train = single_query_file(tmp_path, n=120)
+    model = tmp_path / "model"
+    assert ap_learn.main(["-v", "0", "-c", "10", str(train), str(model)]) == 0
+    # test shards of other widths: one has a feature beyond the model's (cut, counted)
+    lines = single_query_file(tmp_path, n=90, seed=3, qid="qid:7 ").read_text().splitlines(True)
+    lines[5] = lines[5].rstrip("\n") + " 12:3.5\n"
+    whole = tmp_path / "test.txt"
+    whole.write_text("".join(lines))
+    for j, (a, b) in enumerate(((0, 40), (40, 70), (70, 90))):
+        (tmp_path / f"shard-{j}.txt").write_text("".join(lines[a:b]))
+    assert ap_classify.main([str(whole), str(model), str(tmp_path / "plain")]) == 0
+    plain_out = capsys.readouterr()
+    assert ap_classify.main(["--dask", client.scheduler.address, str(tmp_path / "shard-*.txt"),
+                             str(model), str(tmp_path / "remote")]) == 0
+    remote_out = capsys.readouterr()
+    assert (tmp_path / "remote").read_bytes() == (tmp_path / "plain").read_bytes()
+    assert "1 feature values on 1 lines" in remote_out.err
+    drop_runtime = lambda text: [ln for ln in text.splitlines() if "Runtime" not in ln]  # noqa: E731
+    assert drop_runtime(remote_out.out) == drop_runtime(plain_out.out)
+    # refusals: no half-written output, one line naming the problem
+    (tmp_path / "bad-0.txt").write_text("1 qid:1 1:1\n1 qid:1 1:x\n")
+    assert ap_classify.main(["--dask", client.scheduler.address, str(tmp_path / "bad-*.txt"),
+                             str(model), str(tmp_path / "bad-out")]) != 0
+    assert "bad-0.txt:2" in capsys.readouterr().err and not (tmp_path / "bad-out").exists()
+    assert ap_classify.main(["--dask", client.scheduler.address, "--latent", str(whole),
+                             str(model), str(tmp_path / "out")]) != 0
+    assert "--dask cannot be combined" in capsys.readouterr().err
+
+
+def test_partition_scatter_products_equal_the_problems(tmp_path):
+    # a set above COPY_MAX_NNZ has its partitions' Xᵀd by the scatter over X (no cluster)
+    path = single_query_file(tmp_path, n=200, d=6)
+    X, y, qid = load_svmlight(path)
+    w = np.linspace(-1, 1, 6)
+    parts = [svmrank_dask._Partition((X, y, qid), "ranking", {}, scatter=flag)
+             for flag in (False, True)]
+    for part in parts:
+        part.scores(w, 1)
+        part.violation(1, 1, 2)
+    np.testing.assert_allclose(parts[1].joint(2), parts[0].joint(2), rtol=0, atol=1e-12)

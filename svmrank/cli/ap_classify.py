@@ -19,8 +19,8 @@ from .._validation import query_segments
 from ..metrics import (average_precision, is_ranked, ndcg, precision_at_k, reciprocal_rank,
                        roc_auc)
 from .common import CLIError, nonempty, plot_pr_if_asked, refuse_overflowing_rows, run
-from .dialects import (UNUSED, USED, Dialect, Option, classifier_positionals, plot_options,
-                       verbosity_options)
+from .dialects import (UNUSED, USED, Dialect, Option, classifier_positionals, dask_option,
+                       plot_options, verbosity_options)
 
 _LOSS_MEASURES = {"ap": ("1 - AP", average_precision), "ndcg": ("1 - NDCG, binary relevance", ndcg),
                   "roc": ("1 - ROC area", roc_auc)}
@@ -55,6 +55,7 @@ DIALECT = Dialect(
         Option("--groups", USED, type=nonempty("a key"), metavar="KEY", default=None,
                help="high-order models: link examples sharing 'qid' or KEY=value in the "
                     "comment"),
+        dask_option("score", "written in input order"),
     ])
 
 
@@ -66,10 +67,14 @@ def build_parser():
 def classify(argv):
     """Score the examples, write the output file, print the statistics."""
     args = DIALECT.check(build_parser().parse_args(argv))
+    if args.dask is not None and (args.latent or args.edges or args.groups):
+        raise CLIError("--dask cannot be combined with --latent, --edges or --groups")
     check_writable(args.output_file, inputs=[f for f in (args.example_file, args.model_file,
-                                                         args.edges) if f])
+                                                         args.edges) if f and not args.dask])
     model = read_model(args.model_file)
     info = training_info(model)
+    if args.dask is not None:
+        return classify_on_dask(args, model, info)
     load = load_bags if args.latent else load_svmlight
     high_order = info.get("model") in HIGH_ORDER_MODELS
     if (args.edges or args.groups) and (not high_order or args.latent):
@@ -109,12 +114,18 @@ def classify(argv):
         y, qid = check_bag_labels(y, bags), np.zeros(bags.n_bags)
     scores = estimator.decision_function(X, **links)
     runtime = time.process_time() - start
+    return write_and_report(args, model, info, y, qid, scores, runtime)
+
+
+def write_and_report(args, model, info, y, qid, scores, runtime):
+    """Write the scores (%.8f, one a line, atomically), the --plot figure, and with -v
+    the statistics."""
     n_exact, n_written = len(np.unique(scores)), len(np.unique(np.round(scores, 8)))
     if n_written < n_exact:
         warnings.warn(f"{args.output_file}: %.8f rounds the {n_exact} distinct scores to "
                       f"{n_written} values (scores this small come with a small C): the "
                       "file's ranking has ties the model's has not; the statistics use the "
-                      "exact scores", UserWarning, stacklevel=2)
+                      "exact scores", UserWarning, stacklevel=3)
     with atomic_write(args.output_file) as fh:
         fh.write("".join(f"{s:.8f}\n" for s in scores.tolist()))
     plot_pr_if_asked(args, y, scores, qid)
@@ -123,6 +134,43 @@ def classify(argv):
         print(summary(y, scores, queries, info.get("loss"), runtime,
                       ltr=is_ltr(y, queries, model.b)), flush=True)
     return 0
+
+
+def classify_on_dask(args, model, info):
+    """--dask: every shard is read and scored on a worker (svmrank.dask.score_svmlight);
+    the scores, labels and qids come back in input order and are written as without
+    --dask."""
+    try:
+        from .. import dask as svmrank_dask
+    except ImportError as exc:
+        raise CLIError(f"--dask: {exc}") from None
+    try:
+        estimator = from_model(model)
+    except ValueError as exc:
+        raise ValueError(f"{args.model_file}: {str(exc).removeprefix('model: ')}") from None
+    if info.get("model") in HIGH_ORDER_MODELS or info.get("latent", False):
+        raise CLIError(f"--dask: {args.model_file} is a high-order or latent model; "
+                       "--dask scores linear models")
+    client = svmrank_dask.connect(args.dask)
+    try:
+        start = time.process_time()
+        scores, y, qid, shards = svmrank_dask.score_svmlight(
+            args.example_file, estimator.coef_, estimator.intercept_, client=client)
+        runtime = time.process_time() - start
+    finally:
+        cluster = getattr(client, "cluster", None)
+        client.close()
+        if cluster is not None and args.dask.startswith("local:"):
+            cluster.close()
+    first = 0
+    for path, n_rows, cut_values, cut_lines in shards:
+        if cut_values:
+            warnings.warn(f"{path}: {cut_values} feature values on {cut_lines} lines have an "
+                          f"index above the model's highest ({model.n_features}); they are "
+                          "ignored, as SVM-light does", UserWarning, stacklevel=2)
+        refuse_overflowing_rows(scores[first:first + n_rows], path, "the score w·x - b")
+        first += n_rows
+    return write_and_report(args, model, info, y, qid, scores, runtime)
 
 
 def to_model_width(X, n_features, source):

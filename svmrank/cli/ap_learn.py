@@ -19,7 +19,7 @@ from ..io.model_file import write_model
 from ..io.svmlight import load_svmlight
 from .common import (CLIError, nonempty, plot_if_asked, positive_float, run, stop_if_interrupted,
                      strict_int, training_summary)
-from .dialects import (PERF_SETTINGS, USED, Dialect, Option, c_option, e_option,
+from .dialects import (PERF_SETTINGS, USED, Dialect, Option, c_option, dask_option, e_option,
                        kernel_options, learner_positionals, plot_options, rescaling_options,
                        solver_settings, verbosity_options)
 
@@ -128,10 +128,7 @@ DIALECT = Dialect(
         Option("--groups", USED, type=nonempty("a key"), metavar="KEY", default=None,
                help="with --model: link examples sharing a key: 'qid', or KEY=value "
                     "in the example's comment"),
-        Option("--dask", USED, default=None, metavar="SCHEDULER",
-               help="train on a Dask cluster (pip install svmrank[dask]): a scheduler "
-                    "address, or local:N for N local worker processes; example_file "
-                    "may then be a glob of shards (each query within one shard)"),
+        dask_option("train", "a query's lines consecutive"),
     ])
 
 

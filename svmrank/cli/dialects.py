@@ -185,6 +185,16 @@ SHARED_OPTIONS = [
 ]
 
 
+def dask_option(what, data):
+    """``--dask SCHEDULER``: ``what`` on a Dask cluster (a scheduler address, or
+    ``local:N`` for a LocalCluster of N worker processes); example_file may then be a
+    glob of shards, ``data`` says what they hold."""
+    return Option("--dask", USED, default=None, metavar="SCHEDULER",
+                  help=f"{what} on a Dask cluster (pip install svmrank[dask]): a scheduler "
+                       f"address, or local:N for N local worker processes; example_file "
+                       f"may then be a glob of shards ({data})")
+
+
 def _at_least(flag, low, what):
     return lambda value: (f"{flag}: expected {what} >= {low}, got {value}"
                           if value < low else None)
