@@ -357,7 +357,6 @@ class HOAPSVM(_HighOrderEstimator):
         self._store(features, result.w)
         return self
 
-
     def _local_rounds(self, features, relevant, nonpositive, solves):
         """CCCP's ``impute`` and ``solve`` for ``cccp_step="local"``: the state at w is
         its max-marginals; a round solves :class:`HOAPPairProblem` from w_t and keeps
