@@ -1,14 +1,102 @@
 """Loss-augmented inference for graded relevance (svmrank.graded checks the inputs).
 
-pair_counts: SVM-rank's pairwise loss (Joachims 2006), per sample the number of
-    swapped pairs it heads and closes, by one sweep over the scores sorted per query.
+pairs_queries: SVM-rank's pairwise loss (Joachims 2006), per sample the number of
+    swapped pairs it heads and closes: each query's rows sorted by score here and swept
+    in the same pass (on OpenMP threads, one workspace each).
+query_levels: each query's levels made dense (0 .. n_levels − 1) and its pairs of
+    different levels counted, in one pass (the problems' set-up).
 ndcg_dp: graded NDCG@k, a dynamic programme over how many samples of each level fill
     the first places (docs/algorithms.md, "Graded NDCG@k").
 """
 from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
+from libc.stdint cimport uint64_t
 from libc.math cimport INFINITY
+from cython.parallel cimport prange, threadid
 
 ctypedef long long i64
+
+PARALLEL_MIN_ROWS = 1 << 14  # fewer samples in all: one thread
+
+
+cdef struct Item:
+    uint64_t key  # ascending key = decreasing score (a total order, NaN included)
+    i64 row
+
+
+cdef inline uint64_t _descending_key(double s) noexcept nogil:
+    # IEEE-754 bits mapped to an unsigned order that follows the doubles' order, then
+    # inverted: ascending keys are decreasing scores
+    cdef uint64_t b
+    memcpy(&b, &s, 8)
+    if b >> 63:
+        b = ~b
+    else:
+        b |= (<uint64_t> 1) << 63
+    return ~b
+
+
+cdef void _sift_down(Item* a, Py_ssize_t start, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t root = start, child
+    cdef Item t
+    while 2 * root + 1 < n:
+        child = 2 * root + 1
+        if child + 1 < n and a[child].key < a[child + 1].key:
+            child += 1
+        if a[root].key >= a[child].key:
+            return
+        t = a[root]; a[root] = a[child]; a[child] = t
+        root = child
+
+
+cdef void _sort_items(Item* a, Py_ssize_t n, int depth) noexcept nogil:
+    # introsort by key: quicksort (median of three), insertion sort below 17 items,
+    # heapsort past the depth limit
+    cdef Py_ssize_t i, j, mid
+    cdef Item t, pivot
+    cdef uint64_t pk
+    while n > 16:
+        if depth == 0:
+            for i in range(n // 2 - 1, -1, -1):
+                _sift_down(a, i, n)
+            for i in range(n - 1, 0, -1):
+                t = a[0]; a[0] = a[i]; a[i] = t
+                _sift_down(a, 0, i)
+            return
+        depth -= 1
+        mid = n // 2
+        if a[mid].key < a[0].key:
+            t = a[mid]; a[mid] = a[0]; a[0] = t
+        if a[n - 1].key < a[0].key:
+            t = a[n - 1]; a[n - 1] = a[0]; a[0] = t
+        if a[n - 1].key < a[mid].key:
+            t = a[n - 1]; a[n - 1] = a[mid]; a[mid] = t
+        pk = a[mid].key  # a[0] <= pivot <= a[n-1]: both scans stop inside
+        i, j = 0, n - 1
+        while True:
+            i += 1
+            while a[i].key < pk:
+                i += 1
+            j -= 1
+            while a[j].key > pk:
+                j -= 1
+            if i >= j:
+                break
+            t = a[i]; a[i] = a[j]; a[j] = t
+        # [0, j] <= pivot <= [j + 1, n): recurse on the smaller part
+        if j + 1 < n - j - 1:
+            _sort_items(a, j + 1, depth)
+            a, n = a + j + 1, n - j - 1
+        else:
+            _sort_items(a + j + 1, n - j - 1, depth)
+            n = j + 1
+    for i in range(1, n):
+        t = a[i]
+        j = i - 1
+        while j >= 0 and a[j].key > t.key:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = t
 
 
 cdef inline void _fenwick_add(i64* tree, Py_ssize_t size, Py_ssize_t pos) noexcept nogil:
@@ -27,46 +115,133 @@ cdef inline i64 _fenwick_below(const i64* tree, Py_ssize_t pos) noexcept nogil:
     return total
 
 
-def pair_counts(const double[::1] scores, const i64[::1] levels, const i64[::1] offsets,
-                const i64[::1] n_levels, i64[::1] heads, i64[::1] tails):
-    """Per sample, in the order given (each query's samples by decreasing score):
+cdef void _pairs_one(const double* scores, const i64* levels, Py_ssize_t a, Py_ssize_t b,
+                     Py_ssize_t size, Item* items, i64* tree, double* coef,
+                     double* swapped) noexcept nogil:
+    # Query a..b-1 (levels 0 .. size - 1) sorted by decreasing score, then per row
+    #   heads = #{q of a lower level: s_q > s_p − 1} (pairs p heads that are swapped),
+    #   tails = #{q of a higher level: s_q − 1 < s_p} (swapped pairs p closes),
+    # a pair (i above j in relevance) being swapped when s_j > s_i − 1 (floating point);
+    # coef[row] = heads − tails in row order, *swapped = Σ heads
+    cdef Py_ssize_t m = b - a, p, r, depth = 2
+    cdef i64 inserted, total = 0, count
+    cdef double s
+    for p in range(m):
+        items[p].key = _descending_key(scores[a + p])
+        items[p].row = a + p
+    while (<Py_ssize_t> 1 << (depth // 2)) < m:
+        depth += 2
+    _sort_items(items, m, depth)
+    for r in range(size):
+        tree[r] = 0
+    r = 0
+    for p in range(m):  # decreasing score, decreasing threshold s_p − 1
+        s = scores[items[p].row] - 1.0
+        while r < m and scores[items[r].row] > s:
+            _fenwick_add(tree, size, levels[items[r].row])
+            r += 1
+        count = _fenwick_below(tree, levels[items[p].row])
+        coef[items[p].row] = <double> count
+        total += count
+    swapped[0] = <double> total
+    for r in range(size):
+        tree[r] = 0
+    r = m - 1
+    inserted = 0
+    for p in range(m - 1, -1, -1):  # increasing score
+        s = scores[items[p].row]
+        while r >= 0 and scores[items[r].row] - 1.0 < s:
+            _fenwick_add(tree, size, levels[items[r].row])
+            inserted += 1
+            r -= 1
+        coef[items[p].row] -= <double> (inserted - _fenwick_below(tree, levels[items[p].row] + 1))
 
-    heads[p] = #{q of a lower level: s_q > s_p − 1} (pairs p heads that are swapped),
-    tails[p] = #{q of a higher level: s_q − 1 < s_p} (swapped pairs p closes);
-    a pair (i above j in relevance) is swapped when s_j > s_i − 1 (floating point).
-    levels are 0 .. n_levels[q] − 1 within query q.
-    """
-    cdef Py_ssize_t n_queries = offsets.shape[0] - 1, q, a, b, p, r, size, largest = 1
-    cdef i64 inserted
-    cdef i64* tree
+
+def pairs_queries(const double[::1] scores, const i64[::1] levels, const i64[::1] offsets,
+                  const i64[::1] n_levels, double[::1] coef, double[::1] swapped,
+                  int n_threads=1):
+    """Swapped-pair counts of every query (rows grouped by query, ``offsets``; levels
+    0 .. n_levels[q] − 1 within query q), scores in row order: each query's rows sorted
+    by decreasing score and swept in one pass (_pairs_one). Fills coef (heads − tails
+    per row, in row order) and swapped (Σ heads per query). A query's counts
+    depend on its rows alone, so the results are the same for any ``n_threads``
+    (fewer than PARALLEL_MIN_ROWS samples in all: one thread)."""
+    cdef Py_ssize_t n_queries = offsets.shape[0] - 1, q, largest = 1, levels_max = 1
+    cdef Py_ssize_t one
+    cdef int n_used, t
+    cdef char* mem
+    if n_queries < 1 or scores.shape[0] == 0:
+        return
     for q in range(n_queries):
-        if n_levels[q] > largest:
-            largest = n_levels[q]
-    tree = <i64*> malloc(largest * sizeof(i64))
-    if tree == NULL:
+        largest = max(largest, offsets[q + 1] - offsets[q])
+        levels_max = max(levels_max, n_levels[q])
+    n_used = (1 if offsets[n_queries] - offsets[0] < PARALLEL_MIN_ROWS
+              else <int> max(1, min(n_threads, n_queries)))
+    one = largest * sizeof(Item) + levels_max * sizeof(i64)
+    mem = <char*> malloc(one * n_used)
+    if mem == NULL:
         raise MemoryError()
     with nogil:
+        if n_used == 1:
+            for q in range(n_queries):
+                _pairs_one(&scores[0], &levels[0], offsets[q], offsets[q + 1], n_levels[q],
+                           <Item*> mem, <i64*> (mem + largest * sizeof(Item)), &coef[0],
+                           &swapped[q])
+        else:
+            for q in prange(n_queries, schedule="dynamic", num_threads=n_used):
+                t = threadid()
+                _pairs_one(&scores[0], &levels[0], offsets[q], offsets[q + 1], n_levels[q],
+                           <Item*> (mem + t * one),
+                           <i64*> (mem + t * one + largest * sizeof(Item)), &coef[0],
+                           &swapped[q])
+    free(mem)
+
+
+def query_levels(const i64[::1] labels, const i64[::1] offsets, i64[::1] dense,
+                 i64[::1] n_levels, double[::1] n_pairs):
+    """Per query (rows offsets[q] .. offsets[q + 1] − 1 of non-negative integer
+    ``labels``): dense[i], the rank of labels[i] among the query's distinct labels;
+    n_levels[q], their number; n_pairs[q], its pairs of different labels."""
+    cdef Py_ssize_t n_queries = offsets.shape[0] - 1, q, i, j, k, n = labels.shape[0]
+    cdef i64 top = 0, v, m, same
+    cdef i64* count
+    cdef i64* rank
+    cdef i64* distinct
+    for i in range(n):
+        top = max(top, labels[i])
+    count = <i64*> malloc((2 * (top + 1) + n + 1) * sizeof(i64))
+    if count == NULL:
+        raise MemoryError()
+    rank, distinct = count + top + 1, count + 2 * (top + 1)
+    with nogil:
+        for i in range(top + 1):
+            count[i] = 0
         for q in range(n_queries):
-            a, b, size = offsets[q], offsets[q + 1], n_levels[q]
-            for r in range(size):
-                tree[r] = 0
-            r = a
-            for p in range(a, b):  # decreasing score, decreasing threshold s_p − 1
-                while r < b and scores[r] > scores[p] - 1.0:
-                    _fenwick_add(tree, size, levels[r])
-                    r += 1
-                heads[p] = _fenwick_below(tree, levels[p])
-            for r in range(size):
-                tree[r] = 0
-            r = b - 1
-            inserted = 0
-            for p in range(b - 1, a - 1, -1):  # increasing score
-                while r >= a and scores[r] - 1.0 < scores[p]:
-                    _fenwick_add(tree, size, levels[r])
-                    inserted += 1
-                    r -= 1
-                tails[p] = inserted - _fenwick_below(tree, levels[p] + 1)
-    free(tree)
+            k = 0
+            for i in range(offsets[q], offsets[q + 1]):
+                v = labels[i]
+                if count[v] == 0:
+                    distinct[k] = v
+                    k += 1
+                count[v] += 1
+            for i in range(1, k):  # (few levels: insertion sort)
+                v = distinct[i]
+                j = i - 1
+                while j >= 0 and distinct[j] > v:
+                    distinct[j + 1] = distinct[j]
+                    j -= 1
+                distinct[j + 1] = v
+            same = 0
+            for i in range(k):
+                rank[distinct[i]] = i
+                same += count[distinct[i]] * count[distinct[i]]
+                count[distinct[i]] = 0
+            for i in range(offsets[q], offsets[q + 1]):
+                dense[i] = rank[labels[i]]
+            m = offsets[q + 1] - offsets[q]
+            n_levels[q] = k
+            n_pairs[q] = <double> ((m * m - same) // 2)
+    free(count)
 
 
 cdef double _dp_core(const double* sc, const i64* starts, const double* gains,

@@ -10,8 +10,10 @@ import numpy as np
 
 from . import _graded_fast
 from ._validation import check_vector
+from .parallel import current_threads
 
-__all__ = ["GAINS", "MAX_DP_STATES", "graded_levels", "level_gains", "pairs_inference",
+__all__ = ["GAINS", "MAX_DP_STATES", "graded_levels", "level_gains", "query_levels",
+           "pairs_inference",
            "ndcg_states", "NDCGQueries", "ndcg_inference"]
 
 GAINS = ("exp", "linear")
@@ -34,6 +36,35 @@ def graded_levels(y, name="y"):
         raise ValueError(f"{name}: graded relevance labels must be integers in 0..1000, got "
                          f"{bad:g}")
     return y.astype(np.int64)
+
+
+def query_levels(labels, offsets):
+    """Each query's levels made dense, in one compiled pass (unchecked inputs).
+
+    Parameters
+    ----------
+    labels : int64 ndarray
+        Non-negative integer levels (from :func:`graded_levels`), rows grouped by query.
+    offsets : int64 ndarray
+        Query q is rows offsets[q] .. offsets[q + 1] − 1.
+
+    Returns
+    -------
+    dense : int64 ndarray
+        Rank of each row's label among its query's distinct labels.
+    n_levels : int64 ndarray
+        Distinct labels per query.
+    n_pairs : float64 ndarray
+        Pairs of different labels per query.
+    """
+    n_queries = len(offsets) - 1
+    dense = np.empty(len(labels), dtype=np.int64)
+    n_levels = np.empty(n_queries, dtype=np.int64)
+    n_pairs = np.empty(n_queries)
+    _graded_fast.query_levels(np.ascontiguousarray(labels, dtype=np.int64),
+                              np.ascontiguousarray(offsets, dtype=np.int64), dense, n_levels,
+                              n_pairs)
+    return dense, n_levels, n_pairs
 
 
 def level_gains(levels, gains):
@@ -71,7 +102,9 @@ def pairs_inference(scores, levels, offsets, n_levels):
     """Swapped-pair counts of the most violated pairwise output (unchecked inputs).
 
     A pair (i, j) of query q with levels[i] > levels[j] is swapped when
-    s_j > s_i − 1: that maximises Σ_pairs c_ij (1 − (s_i − s_j)) pair by pair.
+    s_j > s_i − 1: that maximises Σ_pairs c_ij (1 − (s_i − s_j)) pair by pair. One
+    compiled pass a query (its rows sorted there), the queries on
+    :func:`svmrank.parallel.current_threads` threads (same results on any number).
 
     Parameters
     ----------
@@ -87,19 +120,11 @@ def pairs_inference(scores, levels, offsets, n_levels):
     swapped : ndarray of shape (n_queries,)
         Swapped pairs per query.
     """
-    n = scores.shape[0]
-    segment = None if len(offsets) == 2 else _small_ints(
-        np.repeat(np.arange(len(offsets) - 1), np.diff(offsets)))
-    # (the counts depend on the scores' values alone, so ties may come in any order)
-    order = _score_order(scores, segment, stable=False)
-    heads = np.empty(n, dtype=np.int64)
-    tails = np.empty(n, dtype=np.int64)
-    _graded_fast.pair_counts(np.ascontiguousarray(scores[order]), levels[order], offsets,
-                             n_levels, heads, tails)
-    coef = np.empty(n)
-    coef[order] = heads - tails
-    cum = np.concatenate([[0], np.cumsum(heads)])
-    return coef, (cum[offsets[1:]] - cum[offsets[:-1]]).astype(np.float64)
+    coef = np.empty(scores.shape[0])
+    swapped = np.zeros(len(offsets) - 1)
+    _graded_fast.pairs_queries(scores, levels, offsets, n_levels, coef, swapped,
+                               current_threads())
+    return coef, swapped
 
 
 def ndcg_states(counts, k):

@@ -17,6 +17,7 @@ from svmrank.graded import (MAX_DP_STATES, NDCGQueries, graded_levels, ndcg_infe
 from svmrank.io.estimator_model import from_model, to_model
 from svmrank.losses import GradedNDCG, PairwiseLoss, svm_rank_parameters
 from svmrank.metrics import ndcg
+from svmrank.parallel import threads
 from svmrank.problems.graded import GradedRankingProblem
 
 
@@ -64,6 +65,66 @@ def test_pairs_several_queries_and_huge_values():
     for a, b in zip(offsets[:-1], offsets[1:]):
         heads, tails = pair_counts_reference(scores[a:b], levels[a:b])
         np.testing.assert_array_equal(coef[a:b], heads - tails)
+
+
+def _pairs_per_query_reference(scores, levels, offsets):
+    coef, swapped = np.empty(len(scores)), []
+    for a, b in zip(offsets[:-1], offsets[1:]):
+        heads, tails = pair_counts_reference(scores[a:b], levels[a:b])
+        coef[a:b] = heads - tails
+        swapped.append(float(heads.sum()))
+    return coef, np.array(swapped)
+
+
+_SCORE_VALUES = st.sampled_from([0.0, 0.5, 1.0, 1.5, -1.0, 2.0 - 1e-16, 1e-300, -1e-300, 1e300,
+                                 -1e300, 1e16, 1e16 + 2.0, np.inf, -np.inf, 0.1 + 0.2, 0.3])
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(0, 3), _SCORE_VALUES | st.floats(-3, 3)),
+                         min_size=1, max_size=40), min_size=1, max_size=12))
+def test_fused_pairs_kernel_matches_double_loop_on_many_queries(queries):
+    """pairs_queries sorts each query itself: ties, one level pair, huge/tiny and
+    infinite scores, queries of one row or one level (no pairs), any thread count."""
+    offsets = np.cumsum([0] + [len(q) for q in queries]).astype(np.int64)
+    scores = np.array([s for q in queries for _, s in q], dtype=np.float64)
+    levels = np.concatenate([np.unique([l for l, _ in q], return_inverse=True)[1].ravel()
+                             for q in queries]).astype(np.int64)
+    n_levels = np.array([len({l for l, _ in q}) for q in queries], np.int64)
+    want = _pairs_per_query_reference(scores, levels, offsets)
+    for n_threads in (1, 3):
+        for min_rows in (0, _graded_fast.PARALLEL_MIN_ROWS):
+            coef, swapped = np.full(len(scores), np.nan), np.full(len(queries), np.nan)
+            old, _graded_fast.PARALLEL_MIN_ROWS = _graded_fast.PARALLEL_MIN_ROWS, min_rows
+            try:
+                _graded_fast.pairs_queries(scores, levels, offsets, n_levels, coef, swapped,
+                                           n_threads)
+            finally:
+                _graded_fast.PARALLEL_MIN_ROWS = old
+            np.testing.assert_array_equal(coef, want[0])
+            np.testing.assert_array_equal(swapped, want[1])
+
+
+def test_fused_pairs_kernel_large_queries_and_sorted_inputs():
+    """Queries past the insertion-sort size, in every input order (sorted, reversed,
+    all tied, few distinct values: the quicksort's and heapsort's paths), and the
+    public pairs_inference on 1 and 2 threads."""
+    rng = np.random.default_rng(5)
+    parts = [rng.normal(size=300), np.sort(rng.normal(size=257)), -np.sort(rng.normal(size=200)),
+             np.zeros(150), rng.integers(0, 3, 400).astype(float), np.arange(1000.0) % 7]
+    offsets = np.cumsum([0] + [len(p) for p in parts]).astype(np.int64)
+    scores = np.concatenate(parts)
+    levels = np.concatenate([rng.integers(0, 4, len(p)) for p in parts]).astype(np.int64)
+    n_levels = np.array([len(np.unique(levels[a:b])) for a, b in zip(offsets[:-1], offsets[1:])],
+                        np.int64)
+    levels = np.concatenate([np.unique(levels[a:b], return_inverse=True)[1].ravel()
+                             for a, b in zip(offsets[:-1], offsets[1:])]).astype(np.int64)
+    want = _pairs_per_query_reference(scores, levels, offsets)
+    for k in (1, 2):
+        with threads(k):
+            coef, swapped = pairs_inference(scores, levels, offsets, n_levels)
+        np.testing.assert_array_equal(coef, want[0])
+        np.testing.assert_array_equal(swapped, want[1])
 
 
 def test_pairwise_problem_matches_hinge_sum():

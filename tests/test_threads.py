@@ -20,8 +20,9 @@ THREADS = (1, 2, 4)
 @pytest.fixture(autouse=True)
 def threads_on_small_inputs(monkeypatch):
     """Small problems here take the threaded path too."""
-    from svmrank import _lai_fast
+    from svmrank import _graded_fast, _lai_fast
     monkeypatch.setattr(_lai_fast, "PARALLEL_MIN_ROWS", 0)
+    monkeypatch.setattr(_graded_fast, "PARALLEL_MIN_ROWS", 0)
 
 
 def queries(rng, n_queries, largest, ties=False):
@@ -103,7 +104,8 @@ def ranking_data(seed=0, n_queries=60):
 
 
 @pytest.mark.parametrize("make", [lambda k: APSVM(C=10.0, n_jobs=k),
-                                  lambda k: RankSVM(loss="ndcg", C=10.0, n_jobs=k)])
+                                  lambda k: RankSVM(loss="ndcg", C=10.0, n_jobs=k),
+                                  lambda k: RankSVM(loss="pairs", C=10.0, n_jobs=k)])
 def test_fits_are_bitwise_the_same_on_any_thread_count(make):
     X, y, qid = ranking_data()
     fits = [make(k).fit(X, y, qid=qid) for k in THREADS]

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_matrix, query_segments
-from ..graded import NDCGQueries, graded_levels, pairs_inference
+from ..graded import NDCGQueries, graded_levels, pairs_inference, query_levels
 from ..losses import GradedNDCG, PairwiseLoss
 from .linear import LinearScoreProblem
 
@@ -34,39 +34,34 @@ class GradedRankingProblem(LinearScoreProblem):
             raise ValueError(f"y: expected length {X.shape[0]}, got {len(levels)}")
         order, offsets = query_segments(qid, X.shape[0])
         sizes = np.diff(offsets)
-        query, lv = np.repeat(np.arange(len(sizes)), sizes), levels[order]
-        # the (query, level) runs, in one sort rather than a np.unique per query
-        by_level = np.lexsort((lv, query))
-        q_sorted, l_sorted = query[by_level], lv[by_level]
-        starts = np.ones(len(lv), dtype=bool)
-        starts[1:] = (q_sorted[1:] != q_sorted[:-1]) | (l_sorted[1:] != l_sorted[:-1])
-        n_levels = np.bincount(q_sorted[starts], minlength=len(sizes))
-        run = np.cumsum(starts) - 1  # run of each sorted row
-        first_run = np.concatenate([[0], np.cumsum(n_levels)[:-1]])
-        dense = np.empty(len(lv), dtype=np.int64)
-        dense[by_level] = run - first_run[q_sorted]  # level's rank within its query
-        run_sizes = np.bincount(run).astype(np.int64)
-        same = np.bincount(q_sorted[starts], weights=run_sizes ** 2, minlength=len(sizes))
+        labels = levels[order]
+        dense, n_levels, n_pairs = query_levels(labels, offsets)
         usable = n_levels > 1
         self.n_queries_total = len(sizes)
-        self.n_skipped = int((~usable).sum())
-        if not usable.any():
+        self.n_skipped = int(len(sizes) - np.count_nonzero(usable))
+        if self.n_skipped == len(sizes):
             raise ValueError("y: no query has two relevance levels, so the rank loss is "
                              "undefined everywhere")
         if self.n_skipped:
             warnings.warn(f"{self.n_skipped} of {self.n_queries_total} queries have a single "
                           "relevance level and are skipped", UserWarning, stacklevel=3)
-        kept_rows = usable[query]
-        keep = order[kept_rows]
+            kept_rows = np.repeat(usable, sizes)
+            keep, labels, dense = order[kept_rows], labels[kept_rows], dense[kept_rows]
+            sizes, n_levels, n_pairs = sizes[usable], n_levels[usable], n_pairs[usable]
+            offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        else:
+            keep = order
         self.rows = keep
-        super().__init__(X[keep])
-        self.labels = levels[keep]
-        self.offsets = np.concatenate([[0], np.cumsum(sizes[usable])]).astype(np.int64)
-        self.n_queries = int(usable.sum())
+        # (no copy of X when the ranked rows are X's rows in place)
+        in_place = keep.size == X.shape[0] and bool(np.all(keep == np.arange(keep.size)))
+        super().__init__(X if in_place else X[keep])
+        self.labels = labels
+        self.offsets = offsets
+        self.n_queries = len(sizes)
         self.loss = loss
-        self.levels = dense[kept_rows]
-        self.n_levels = n_levels[usable].astype(np.int64)
-        self.n_pairs = np.rint((sizes[usable].astype(np.float64) ** 2 - same[usable]) / 2)
+        self.levels = dense
+        self.n_levels = n_levels
+        self.n_pairs = n_pairs
         if isinstance(loss, GradedNDCG):  # (refuses a query too large for it)
             self._ndcg = NDCGQueries(self.labels, self.offsets, loss.k, loss.gains)
         if isinstance(loss, PairwiseLoss):
