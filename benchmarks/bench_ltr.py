@@ -30,8 +30,8 @@ Protocol
   computed by svmrank (GradedRankingProblem, C and epsilon mapped by
   svmrank.losses.svm_rank_parameters) against RankSVM(loss="pairs", pair_loss="count")
   at the mapped parameters, with SVM-rank's tolerance c * eps (its scale); (b) training
-  time, interleaved, best of ROUNDS: SVM-rank's own "Runtime in cpu-seconds" (learning
-  only, CPU time in 10 ms steps) against the CPU time of RankSVM.fit on the arrays (one
+  time, interleaved, mean and best of ROUNDS: SVM-rank's own "Runtime in cpu-seconds"
+  (learning only, CPU time) against the CPU time of RankSVM.fit on the arrays (one
   thread), and the whole program (read, train, write; svm_rank_learn's wall time)
   against svmrank's svm_rank_learn script called in-process (--threads 1, no
   interpreter start); (c) models read both ways: SVM-rank's
@@ -68,12 +68,25 @@ Protocol
           -o ../bin/svm_rank_learn -lm
       gcc -O3 svm_struct_api.o svm_struct/svm_struct_classify.o svm_light/svm_common.o \
           svm_struct/svm_struct_common.o -o ../bin/svm_rank_classify -lm
+    SVM-rank's learning time is the sum of clock() differences (get_runtime, in
+    hundredths of a second as a double); glibc's clock() counts process CPU time in
+    microseconds, but svm_rank_learn prints the sum with "%.2f", rounded to 10 ms: "0.01"
+    is anything in [5, 15) ms, and since the learning time varies by well under 10 ms
+    between runs the mean of the printed values does not resolve it either (100 runs on
+    lightgbm_rank at c = 0.001 all printed 0.01). The timings therefore use a second
+    build, in another folder, whose only change is that print's format:
+      cp -r /work/peers/svm_rank/src /work/peers/svm_rank/fine/src; in fine/src:
+      sed -i 's/Runtime in cpu-seconds: %.2f/Runtime in cpu-seconds: %.6f/' \
+          svm_struct/svm_struct_learn.c
+    recompile svm_struct_learn.o, relink svm_rank_learn into fine/bin (the same commands;
+    copy svm_rank_classify there), and pass --svm-rank /work/peers/svm_rank/fine/bin.
+    Both builds learn the same models (same pval); the fine one prints microseconds.
     Check: ``svm_rank_learn -?`` prints "SVM-struct learning module: SVM-rank, V1.00,
     15.03.2009"; -c is required, -l 3 is refused, -e 0.01 prints the NOTE line with eps
     times the mean pairs per query; on the 3-query example of SVM-rank's web page
     (example3, -c 3) this build scores the test query 2.45127674 1.41263953 0.92976471
     -0.55576233 (svmrank's svm_rank_classify on its model: the same to 3e-8).
-      python benchmarks/bench_ltr.py --svm-rank /work/peers/svm_rank/bin
+      python benchmarks/bench_ltr.py --svm-rank /work/peers/svm_rank/fine/bin
   Without the option its rows are not measured.
 - lightgbm_rank's grids reach one decade lower (C from 0.001; LinearSVC from 0.0001):
   with C from 0.01 every svmrank loss picked the lowest C.
@@ -267,14 +280,16 @@ def anchor(folder, split, c, train, test, rounds):
                                 str(ours_model)]) == 0
         return None, time.perf_counter() - t0
 
-    # best (CPU, wall) seconds of each over the rounds, run in turns; SVM-rank's CPU time
-    # is its own "Runtime in cpu-seconds" (clock(), learning only, 10 ms steps)
-    best = [[np.inf, np.inf] for _ in range(3)]
+    # (CPU, wall) seconds of each in every round, run in turns; SVM-rank's CPU time is
+    # its own "Runtime in cpu-seconds" (clock(), learning only; microseconds with the
+    # fine build of the docstring, else 10 ms steps)
+    times = [[[], []] for _ in range(3)]
     for round_ in range(rounds + 1):  # (round 0 warms up)
         for k, fn in enumerate((run_peer, fit_ours, program_ours)):
             for j, t in enumerate(fn()):
                 if t is not None and round_ > 0:
-                    best[k][j] = min(best[k][j], t)
+                    times[k][j].append(t)
+    best = [[min(t) if t else np.inf for t in pair] for pair in times]
     (cpu_peer, wall_peer), (cpu_fit, wall_fit), (_, wall_program) = best
     ours = state["ours"]
     w_theirs = read_model(theirs_model).w
@@ -302,6 +317,8 @@ def anchor(folder, split, c, train, test, rounds):
         "obj_ours": svm_rank_objective(ours.coef_.ravel(), X, y, qid, c),
         "tolerance": c * 0.001 * pairs.sum() / len(pairs),
         "cpu_theirs": cpu_peer, "fit_ours": cpu_fit, "fit_ours_wall": wall_fit,
+        "cpu_theirs_mean": float(np.mean(times[0][0])),
+        "fit_ours_mean": float(np.mean(times[1][0])),
         "wall_theirs": wall_peer, "program_ours": wall_program,
         "read_theirs_model": rel(preds["ours/theirs"], preds["theirs/theirs"]),
         "read_ours_model": rel(preds["theirs/ours"], preds["ours/ours"]),
@@ -311,13 +328,17 @@ def anchor(folder, split, c, train, test, rounds):
 def print_anchor(rows):
     """Print the anchor table, one row a split."""
     header = ["split", "c (SVM-rank)", "pval", "objective of its w (svmrank)",
-              "svmrank objective", "difference / (c eps)", "SVM-rank train s",
-              "svmrank fit s (CPU)", "ratio", "SVM-rank program s", "svmrank program s", "ratio",
+              "svmrank objective", "difference / (c eps)", "SVM-rank train ms (mean)",
+              "svmrank fit ms (mean)", "ratio (mean)", "SVM-rank train ms (best)",
+              "svmrank fit ms (best)", "ratio (best)", "SVM-rank program s",
+              "svmrank program s", "ratio",
               "svmrank reads its model", "it reads svmrank's"]
     table = [[r["split"], f"{r['c']:g}", f"{r['pval']:.6g}", f"{r['obj_theirs']:.6g}",
               f"{r['obj_ours']:.6g}", f"{(r['obj_ours'] - r['obj_theirs']) / r['tolerance']:+.2f}",
-              f"{r['cpu_theirs']:.2f}", f"{r['fit_ours']:.3f}",
-              f"{r['fit_ours'] / max(r['cpu_theirs'], 0.005):.2f}",
+              f"{1e3 * r['cpu_theirs_mean']:.1f}", f"{1e3 * r['fit_ours_mean']:.1f}",
+              f"{r['fit_ours_mean'] / max(r['cpu_theirs_mean'], 1e-6):.2f}",
+              f"{1e3 * r['cpu_theirs']:.1f}", f"{1e3 * r['fit_ours']:.1f}",
+              f"{r['fit_ours'] / max(r['cpu_theirs'], 1e-6):.2f}",
               f"{r['wall_theirs']:.3f}", f"{r['program_ours']:.3f}",
               f"{r['program_ours'] / r['wall_theirs']:.2f}",
               f"{r['read_theirs_model']:.1e}", f"{r['read_ours_model']:.1e}"] for r in rows]
@@ -379,7 +400,7 @@ def main(argv=None):
     parser.add_argument("--svm-rank", metavar="DIR", help="folder of svm_rank_learn and "
                         "svm_rank_classify (SVM-rank V1.00) to run as a peer")
     parser.add_argument("--rounds", type=int, default=5,
-                        help="rounds of the interleaved anchor timings (best of)")
+                        help="rounds of the interleaved anchor timings (mean and best)")
     parser.add_argument("--models", nargs="+", metavar="WORD",
                         help="run only the rows whose name contains one of these words")
     args = parser.parse_args(argv)

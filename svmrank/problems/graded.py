@@ -67,16 +67,19 @@ class GradedRankingProblem(LinearScoreProblem):
         if isinstance(loss, PairwiseLoss):
             self.weights = 1.0 / self.n_pairs if loss.pair_loss == "fraction" else \
                 np.ones(self.n_queries)
+            # (per row, made once; None for the unit weights of "count")
+            self._row_weights = np.repeat(self.weights, np.diff(self.offsets)) \
+                if loss.pair_loss == "fraction" else None
 
     def violation_at_scores(self, scores):
         """Averaged loss Δ̄ and coefficients d = (Ψ(R*) − Ψ(R̄)) / |Q| per row of the most
         violated outputs for these scores: g = Xᵀ d, violation Δ̄ − scores·d."""
         scores = np.ascontiguousarray(scores, dtype=np.float64)
         if isinstance(self.loss, PairwiseLoss):
-            coef, swapped = pairs_inference(scores, self.levels, self.offsets, self.n_levels)
-            weight = np.repeat(self.weights, np.diff(self.offsets))
-            d = coef * weight
-            losses = swapped * self.weights
+            d, losses = pairs_inference(scores, self.levels, self.offsets, self.n_levels)
+            if self._row_weights is not None:
+                d *= self._row_weights
+                losses *= self.weights
         else:
             d, losses, _ = self._ndcg(scores)
         if self.n_queries > 1:
