@@ -117,7 +117,7 @@ cdef inline i64 _fenwick_below(const i64* tree, Py_ssize_t pos) noexcept nogil:
 
 cdef void _pairs_one(const double* scores, const i64* levels, Py_ssize_t a, Py_ssize_t b,
                      Py_ssize_t size, Item* items, i64* tree, double* coef,
-                     double* swapped) noexcept nogil:
+                     double* swapped, i64* order) noexcept nogil:
     # Query a..b-1 (levels 0 .. size - 1) sorted by decreasing score, then per row
     #   heads = #{q of a lower level: s_q > s_p − 1} (pairs p heads that are swapped),
     #   tails = #{q of a higher level: s_q − 1 < s_p} (swapped pairs p closes),
@@ -127,11 +127,15 @@ cdef void _pairs_one(const double* scores, const i64* levels, Py_ssize_t a, Py_s
     cdef i64 inserted, total = 0, count
     cdef double s
     for p in range(m):
-        items[p].key = _descending_key(scores[a + p])
-        items[p].row = a + p
+        r = a + p if order == NULL else order[a + p]
+        items[p].key = _descending_key(scores[r])
+        items[p].row = r
     while (<Py_ssize_t> 1 << (depth // 2)) < m:
         depth += 2
     _sort_items(items, m, depth)
+    if order != NULL:
+        for p in range(m):
+            order[a + p] = items[p].row
     for r in range(size):
         tree[r] = 0
     r = 0
@@ -159,17 +163,24 @@ cdef void _pairs_one(const double* scores, const i64* levels, Py_ssize_t a, Py_s
 
 def pairs_queries(const double[::1] scores, const i64[::1] levels, const i64[::1] offsets,
                   const i64[::1] n_levels, double[::1] coef, double[::1] swapped,
-                  int n_threads=1):
+                  int n_threads=1, i64[::1] order=None):
     """Swapped-pair counts of every query (rows grouped by query, ``offsets``; levels
     0 .. n_levels[q] − 1 within query q), scores in row order: each query's rows sorted
     by decreasing score and swept in one pass (_pairs_one). Fills coef (heads − tails
     per row, in row order) and swapped (Σ heads per query). A query's counts
     depend on its rows alone, so the results are the same for any ``n_threads``
-    (fewer than PARALLEL_MIN_ROWS samples in all: one thread)."""
+    (fewer than PARALLEL_MIN_ROWS samples in all: one thread). ``order`` (optional, each
+    query's rows in any order, as row indices) is where each query's sort starts and
+    receives its sorted rows: a caller whose scores change little between calls passes
+    the same array each time and the sorts start nearly sorted (the results do not
+    depend on it)."""
     cdef Py_ssize_t n_queries = offsets.shape[0] - 1, q, largest = 1, levels_max = 1
     cdef Py_ssize_t one
     cdef int n_used, t
     cdef char* mem
+    cdef i64* order_ptr = NULL
+    if order is not None and order.shape[0] > 0:
+        order_ptr = &order[0]
     if n_queries < 1 or scores.shape[0] == 0:
         return
     for q in range(n_queries):
@@ -186,14 +197,14 @@ def pairs_queries(const double[::1] scores, const i64[::1] levels, const i64[::1
             for q in range(n_queries):
                 _pairs_one(&scores[0], &levels[0], offsets[q], offsets[q + 1], n_levels[q],
                            <Item*> mem, <i64*> (mem + largest * sizeof(Item)), &coef[0],
-                           &swapped[q])
+                           &swapped[q], order_ptr)
         else:
             for q in prange(n_queries, schedule="dynamic", num_threads=n_used):
                 t = threadid()
                 _pairs_one(&scores[0], &levels[0], offsets[q], offsets[q + 1], n_levels[q],
                            <Item*> (mem + t * one),
                            <i64*> (mem + t * one + largest * sizeof(Item)), &coef[0],
-                           &swapped[q])
+                           &swapped[q], order_ptr)
     free(mem)
 
 

@@ -1,12 +1,15 @@
 """Structural SVM problem for graded relevance: SVM-rank's pairwise loss and graded
 NDCG@k over one or many queries (svmrank.graded; docs/algorithms.md)."""
+import threading
 import warnings
 
 import numpy as np
 
 from .._validation import check_matrix, query_segments
-from ..graded import NDCGQueries, graded_levels, pairs_inference, query_levels
+from .. import _graded_fast
+from ..graded import NDCGQueries, graded_levels, query_levels
 from ..losses import GradedNDCG, PairwiseLoss
+from ..parallel import current_threads
 from .linear import LinearScoreProblem
 
 
@@ -70,13 +73,26 @@ class GradedRankingProblem(LinearScoreProblem):
             # (per row, made once; None for the unit weights of "count")
             self._row_weights = np.repeat(self.weights, np.diff(self.offsets)) \
                 if loss.pair_loss == "fraction" else None
+            # each query's rows by the last call's scores: the next call's sort starts
+            # there (the learner's scores change little between calls); one caller at a
+            # time uses it, the others start from the row order
+            self._pair_order = np.arange(len(self.labels), dtype=np.int64)
+            self._pair_order_lock = threading.Lock()
 
     def violation_at_scores(self, scores):
         """Averaged loss Δ̄ and coefficients d = (Ψ(R*) − Ψ(R̄)) / |Q| per row of the most
         violated outputs for these scores: g = Xᵀ d, violation Δ̄ − scores·d."""
         scores = np.ascontiguousarray(scores, dtype=np.float64)
         if isinstance(self.loss, PairwiseLoss):
-            d, losses = pairs_inference(scores, self.levels, self.offsets, self.n_levels)
+            d, losses = np.empty(len(scores)), np.empty(self.n_queries)
+            warm = self._pair_order_lock.acquire(False)
+            try:
+                _graded_fast.pairs_queries(scores, self.levels, self.offsets, self.n_levels, d,
+                                           losses, current_threads(),
+                                           self._pair_order if warm else None)
+            finally:
+                if warm:
+                    self._pair_order_lock.release()
             if self._row_weights is not None:
                 d *= self._row_weights
                 losses *= self.weights
