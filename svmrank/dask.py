@@ -454,7 +454,7 @@ class _Partition:
         if self.problem is None:
             joint = np.zeros(0)
         elif self.scatter and self.kind == "ranking":
-            joint = transpose_product(self.problem.X, own)
+            joint = self.problem.products.scatter(own)
         else:
             joint = self.problem.joint_feature(own)
         first = self.n_local
