@@ -12,7 +12,8 @@ it; issue 28 bounds it for a fit by 2x X's CSR size plus O(n).
 
 Operations: ``load_svmlight`` of w8a.train and MQ2008 Fold1 train, and the same files
 through ``iter_svmlight`` in 1 MiB chunks (the CSR column: all chunks together); APSVM(C=1e5) on
-w8a.train, RankSVM(loss="ndcg") on MQ2008 Fold1 train with its qid, TopKSVM(k=5) on
+w8a.train, RankSVM(loss="ndcg") (graded: levels 0-2) and RankSVM(loss="ap") (binary:
+RankingProblem) on MQ2008 Fold1 train with its qid, TopKSVM(k=5) on
 letter, LatentAPSVM on musk1, HOAPSVM on cora (class 0 one-vs-rest, the whole citation
 graph); and svm_ap_classify's path on w8a.test (read the model of the APSVM fit,
 ``from_model``, ``decision_function``).
@@ -53,6 +54,7 @@ MEASUREMENTS = {
     "read-chunked-mq2008": ("read chunked (iter_svmlight, 1 MiB)", "MQ2008 Fold1 train", MQ2008),
     "fit-apsvm": ("fit APSVM(C=1e5)", "w8a.train", W8A),
     "fit-ranksvm": ('fit RankSVM(loss="ndcg"), qid', "MQ2008 Fold1 train", MQ2008),
+    "fit-ranksvm-ap": ('fit RankSVM(loss="ap"), qid', "MQ2008 Fold1 train", MQ2008),
     "fit-topk": ("fit TopKSVM(k=5)", "letter", ("letter", "letter.scale.svm")),
     "fit-latent": ("fit LatentAPSVM", "musk1", ("musk1", "musk1.mil.svm")),
     "fit-hoap": ("fit HOAPSVM (class 0)", "cora (+ edges)", ("cora", "cora.nodes.svm")),
@@ -128,6 +130,8 @@ def run_operation(name, path, model_path, marks):
         write_model(model_path, to_model(est, n_train=X.shape[0]))
     elif name == "fit-ranksvm":
         RankSVM(loss="ndcg").fit(X, y, qid=qid)
+    elif name == "fit-ranksvm-ap":
+        RankSVM(loss="ap").fit(X, y, qid=qid)
     elif name == "fit-topk":
         TopKSVM(k=5).fit(X, y)
     return X
