@@ -203,8 +203,12 @@ class HOBProblem:
 
 
 def _as_float(M):
-    """CSR matrix M (int8 signs) with float64 values, sharing M's indices and indptr."""
+    """CSR matrix M (int8 signs) with float64 values in canonical form (sorted indices,
+    as ``astype`` leaves them: the products' sums run in that order); a canonical M
+    shares its indices and indptr instead of copying them."""
     M = M.tocsr()
+    if not M.has_canonical_format:  # (the max-marginal kernel's rows are not sorted)
+        return M.astype(np.float64)
     return sp.csr_matrix((M.data.astype(np.float64), M.indices, M.indptr), shape=M.shape)
 
 
