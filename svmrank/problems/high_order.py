@@ -351,11 +351,7 @@ class HOAPPairProblem:
 
     def scores(self, w):
         """s̄(w), linear in w."""
-        f = self.features
-        k = f.d_unary
-        w2 = w[f.pairwise_slice]
-        weights = -f.eta * (w2.sum() - f.phi_c @ w2)   # unclipped: exact w·Ψ
-        return self._sign * (self._flips @ (f.X @ (w[:k] - w[k:2 * k])) - self._cuts @ weights)
+        return _pair_scores(self.features, self._sign, self._flips, self._cuts, w)
 
     def most_violated(self, w):
         s = self.scores(w)
@@ -368,13 +364,25 @@ class HOAPPairProblem:
         return res.loss, np.concatenate([pos, -pos, pair])
 
 
+def _pair_scores(f, sign, flips, cuts, w):
+    """σ_k w·(Ψ(Ŷ ⊕ F_k) − Ψ(Ŷ)) from the flip and cut sets (float64, or callables that
+    make them: one at a time, then dropped)."""
+    k = f.d_unary
+    w2 = w[f.pairwise_slice]
+    weights = -f.eta * (w2.sum() - f.phi_c @ w2)   # unclipped: exact w·Ψ
+    moved = (flips() if callable(flips) else flips) @ (f.X @ (w[:k] - w[k:2 * k]))
+    return sign * (moved - (cuts() if callable(cuts) else cuts) @ weights)
+
+
 def hoap_true_objective(features, relevant, w, C, lai="qs"):
     """HOAP-SVM's objective ½‖w‖² + C max_R [Δ(R) − F(R*) + F(R)] on the ranking scores
     s = m⁺ − m⁻ at w (eq. 12-13), with the max-marginals (compact form) computed there.
 
     Returns (objective, mm)."""
     mm = features.max_marginals(w)
-    s = HOAPPairProblem(features, relevant, mm).scores(w)   # (m⁺ − m⁻ without cancellation)
+    # (m⁺ − m⁻ without cancellation, as HOAPPairProblem's scores)
+    s = _pair_scores(features, np.where(np.asarray(mm.labelling) > 0, -1.0, 1.0),
+                     lambda: _as_float(mm.flips), lambda: _as_float(mm.cut_changes), w)
     res = loss_augmented_inference(s, relevant, loss="ap", method=lai)
     xi = max(0.0, float(res.loss - (true_coef(relevant) - res.coef) @ s))
     return 0.5 * float(w @ w) + float(C) * xi, mm
