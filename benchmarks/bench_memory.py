@@ -119,6 +119,7 @@ def run_operation(name, path, model_path, marks):
         X, labels, _ = load_svmlight(path, n_features=1433)
         edges = edges_from_file(path.with_name("cora.edges.txt"), n_samples=X.shape[0])
         mark_read(marks)
+        marks["edges"] = np.asarray(edges).nbytes  # (the graph's other input: E x 2 ids)
         HOAPSVM(pairwise_features=[]).fit(X, (labels == 0).astype(np.float64), edges=edges)
         return X
     X, y, qid = load_svmlight(path)
@@ -152,7 +153,7 @@ def child(name, model_path):
     print(json.dumps(dict(base=base, read=marks["read"] - base, peak=peak - base, after=after,
                           file=os.path.getsize(path),
                           csr=X if isinstance(X, int) else csr_bytes(X), seconds=seconds,
-                          svmrank=svmrank.__file__)))
+                          svmrank=svmrank.__file__, edges=marks.get("edges"))))
 
 
 def measure(name, model_path):
@@ -173,7 +174,7 @@ def main(argv=None):
         return child(args.child, args.model)
     print(machine_line())
     names = QUICK if args.quick else list(MEASUREMENTS)
-    rows, base = [], []
+    rows, base, graph_notes = [], [], []
     MB = 1e6
     with tempfile.TemporaryDirectory() as tmp:
         model_path = os.path.join(tmp, "w8a.apsvm.model")  # written by fit-apsvm
@@ -187,6 +188,11 @@ def main(argv=None):
                          "—" if r["after"] is None or name.startswith("read")
                          else f"{r['after'] / MB:.1f} ({r['after'] / r['csr']:.2f}x)",
                          f"{r['seconds']:.2f}"])
+            if r.get("edges") and r["after"] is not None:
+                graph_notes.append(
+                    f"{op}: after the read {r['after'] / MB:.1f} MB = {r['after'] / r['csr']:.2f}x "
+                    f"X's CSR size, {r['after'] / (r['csr'] + r['edges']):.2f}x X's CSR size "
+                    f"plus the edges ({r['edges'] / MB:.3f} MB)")
             print(f"  {name} done ({r['seconds']:.1f}s, svmrank from {r['svmrank']})",
                   file=sys.stderr, flush=True)
     print(f"Peak RSS of a fresh process after its imports: {min(base) / MB:.0f}-"
@@ -195,6 +201,9 @@ def main(argv=None):
     print_table(["operation", "data", "file MB", "CSR MB", "read adds MB", "peak adds MB",
                  "peak / file bytes", "peak / CSR bytes", "after the read MB (/ CSR)", "s"],
                 rows)
+    for note in graph_notes:
+        print()
+        print(note)
 
 
 if __name__ == "__main__":
