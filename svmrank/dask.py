@@ -373,21 +373,22 @@ class _Partition:
         if kind == "binary":
             self.problem = BinaryProblem(X, y, **options)
             return
+        keep = None
         if len(spanning) or len(dropped):
             apart = np.isin(qid, np.concatenate([spanning, dropped]))
             for q in _in_order(qid[np.isin(qid, spanning)]):
                 rows = np.flatnonzero(qid == q)
                 self.pieces.append((int(q), check_matrix(X[rows])))
-            if apart.any():
+            if apart.any():  # (the problem reads the other rows through ``keep``)
                 keep = np.flatnonzero(~apart)
-                X, y, qid = X[keep], y[keep], qid[keep]
+                y, qid = y[keep], qid[keep]
         if len(qid) == 0:
             return
         self.n_queries_total = len(np.unique(qid))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (the driver warns once with the total)
             try:
-                self.problem = RankingProblem(X, y, qid=qid, **options)
+                self.problem = RankingProblem(X, y, qid=qid, rows=keep, **options)
             except ValueError:  # no ranked query in this partition
                 self.n_skipped = self.n_queries_total
                 return
@@ -454,7 +455,7 @@ class _Partition:
         if self.problem is None:
             joint = np.zeros(0)
         elif self.scatter and self.kind == "ranking":
-            joint = transpose_product(self.problem.X, own)
+            joint = self.problem.products.scatter(own)
         else:
             joint = self.problem.joint_feature(own)
         first = self.n_local
