@@ -125,7 +125,32 @@ cdef void _pairs_one(const double* scores, const i64* levels, Py_ssize_t a, Py_s
     # coef[row] = heads − tails in row order, *swapped = Σ heads
     cdef Py_ssize_t m = b - a, p, r, depth = 2
     cdef i64 inserted, total = 0, count
-    cdef double s
+    cdef double s, lo, hi
+    if m == 0:
+        swapped[0] = 0.0
+        return
+    lo, hi = scores[a], scores[a]
+    for p in range(a + 1, b):
+        if scores[p] < lo:
+            lo = scores[p]
+        if scores[p] > hi:
+            hi = scores[p]
+    if lo > hi - 1.0:
+        # every pair is swapped (both sweeps test s_j > s_i − 1 in this form, and
+        # fl(s_i − 1) <= fl(hi − 1)): heads = rows of lower levels, tails = of higher
+        # ones; tree[0 .. size] becomes the rows below each level
+        for r in range(size + 1):
+            tree[r] = 0
+        for p in range(a, b):
+            tree[levels[p] + 1] += 1
+        for r in range(size):
+            tree[r + 1] += tree[r]
+        for p in range(a, b):
+            count = tree[levels[p]]
+            coef[p] = <double> (count - (m - tree[levels[p] + 1]))
+            total += count
+        swapped[0] = <double> total
+        return
     for p in range(m):
         r = a + p if order == NULL else order[a + p]
         items[p].key = _descending_key(scores[r])
@@ -188,7 +213,7 @@ def pairs_queries(const double[::1] scores, const i64[::1] levels, const i64[::1
         levels_max = max(levels_max, n_levels[q])
     n_used = (1 if offsets[n_queries] - offsets[0] < PARALLEL_MIN_ROWS
               else <int> max(1, min(n_threads, n_queries)))
-    one = largest * sizeof(Item) + levels_max * sizeof(i64)
+    one = largest * sizeof(Item) + (levels_max + 1) * sizeof(i64)
     mem = <char*> malloc(one * n_used)
     if mem == NULL:
         raise MemoryError()

@@ -55,9 +55,9 @@ class GradedRankingProblem(LinearScoreProblem):
         else:
             keep = order
         self.rows = keep
-        # (no copy of X when the ranked rows are X's rows in place)
+        # (X's ranked rows read through ``keep``, never copied as X[keep])
         in_place = keep.size == X.shape[0] and bool(np.all(keep == np.arange(keep.size)))
-        super().__init__(X if in_place else X[keep])
+        super().__init__(X, rows=None if in_place else keep)
         self.labels = labels
         self.offsets = offsets
         self.n_queries = len(sizes)
