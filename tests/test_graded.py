@@ -127,6 +127,49 @@ def test_fused_pairs_kernel_large_queries_and_sorted_inputs():
         np.testing.assert_array_equal(swapped, want[1])
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.sampled_from([0.05, 0.4, 3.0]))
+def test_fused_pairs_kernel_start_order_and_every_pair_swapped(seed, n_queries, spread):
+    """The counts do not depend on the order a query's sort starts from (any
+    permutation of its rows), which is returned sorted by decreasing score; queries
+    whose scores span less than 1 (every pair swapped: no sort) and others mixed."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 25, n_queries)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    scores = rng.normal(size=offsets[-1]) * rng.choice([spread, 0.1], n_queries).repeat(sizes)
+    levels, n_levels = [], []
+    for m in sizes:
+        raw = rng.integers(0, 4, m)
+        levels.append(np.unique(raw, return_inverse=True)[1].ravel())
+        n_levels.append(len(np.unique(raw)))
+    levels, n_levels = np.concatenate(levels).astype(np.int64), np.array(n_levels, np.int64)
+    want = _pairs_per_query_reference(scores, levels, offsets)
+    order = np.concatenate([a + rng.permutation(b - a) for a, b in zip(offsets[:-1], offsets[1:])])
+    order = order.astype(np.int64)
+    for _ in range(2):  # (the second call starts from the first's sorted rows)
+        coef, swapped = np.empty(len(scores)), np.empty(n_queries)
+        _graded_fast.pairs_queries(scores, levels, offsets, n_levels, coef, swapped, 1, order)
+        np.testing.assert_array_equal(coef, want[0])
+        np.testing.assert_array_equal(swapped, want[1])
+    for a, b in zip(offsets[:-1], offsets[1:]):
+        assert sorted(order[a:b]) == list(range(a, b))
+        if scores[a:b].min() <= scores[a:b].max() - 1.0:  # (sorted there)
+            assert np.all(np.diff(scores[order[a:b]]) <= 0)
+
+
+def test_pairwise_problem_repeated_calls_match_pairs_inference():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(200, 3))
+    y, qid = rng.integers(0, 3, 200), np.repeat(np.arange(10), 20)
+    p = GradedRankingProblem(X, y, qid=qid, loss=PairwiseLoss("count"))
+    for scale in (0.01, 1.0, 5.0, 1.0, 0.01):
+        s = p.scores(rng.normal(size=3) * scale)
+        loss, d = p.violation_at_scores(s)
+        coef, swapped = pairs_inference(s, p.levels, p.offsets, p.n_levels)
+        np.testing.assert_array_equal(d, coef / p.n_queries)
+        assert loss == swapped.mean()
+
+
 def test_pairwise_problem_matches_hinge_sum():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(30, 4))
