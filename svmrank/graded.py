@@ -120,10 +120,12 @@ def pairs_inference(scores, levels, offsets, n_levels):
     swapped : ndarray of shape (n_queries,)
         Swapped pairs per query.
     """
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
     coef = np.empty(scores.shape[0])
     swapped = np.zeros(len(offsets) - 1)
-    _graded_fast.pairs_queries(scores, levels, offsets, n_levels, coef, swapped,
-                               current_threads())
+    _graded_fast.pairs_queries(scores, *(np.ascontiguousarray(a, dtype=np.int64)
+                                         for a in (levels, offsets, n_levels)),
+                               coef, swapped, current_threads())
     return coef, swapped
 
 
