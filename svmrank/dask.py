@@ -354,6 +354,13 @@ def _load_source(source, n_features):
     raise ValueError(f"{path}: has fewer than {chunk + 1} chunks of {blocksize} bytes now")
 
 
+class _ReadingX(RankingProblem):
+    """A partition's ranking problem whose products read X (no copies), as those of
+    the whole set in memory above ``COPY_MAX_NNZ``: X w and Xᵀd by the scatter over X."""
+
+    product_copies = False
+
+
 class _Partition:
     """The problem of one partition on its worker, and the vectors (scores, coefficients)
     the driver refers to by number: the driver moves only w, scalars and Xᵀd. Every
@@ -367,7 +374,7 @@ class _Partition:
 
     def __init__(self, part, kind, options, spanning=(), dropped=(), scatter=False):
         X, y, qid = part
-        self.scatter = scatter  # Xᵀd by the scatter over X, as the whole set in memory
+        self.scatter = scatter  # no product copies, as the whole set in memory
         self.kind, self.vectors, self.pieces, self.n_local = kind, {}, [], 0
         self.problem, self.n_skipped, self.n_queries_total = None, 0, 0
         if kind == "binary":
@@ -387,7 +394,8 @@ class _Partition:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (the driver warns once with the total)
             try:
-                self.problem = RankingProblem(X, y, qid=qid, **options)
+                ranking = _ReadingX if scatter else RankingProblem
+                self.problem = ranking(X, y, qid=qid, **options)
             except ValueError:  # no ranked query in this partition
                 self.n_skipped = self.n_queries_total
                 return
@@ -451,12 +459,7 @@ class _Partition:
         if self.problem is None and not self.pieces:
             return None
         own = d[:self.n_local] if self.pieces else d
-        if self.problem is None:
-            joint = np.zeros(0)
-        elif self.scatter and self.kind == "ranking":
-            joint = transpose_product(self.problem.X, own)
-        else:
-            joint = self.problem.joint_feature(own)
+        joint = np.zeros(0) if self.problem is None else self.problem.joint_feature(own)
         first = self.n_local
         for _, Xp in self.pieces:
             piece = transpose_product(Xp, d[first:first + Xp.shape[0]])
@@ -583,9 +586,9 @@ class DistributedProblem:
                     dropped.append(q)
         self.spanning = np.array(sorted(self.span_relevant), dtype=np.int64)
         self.dropped = np.array(dropped, dtype=np.int64)
-        # a set too large for the product copies in memory has its Xᵀd by the scatter
-        # over X's rows there: the partitions do the same (on many features it is the
-        # faster: bench_scale.py dask)
+        # a set too large for the product copies in memory has X w and Xᵀd read X
+        # there: its partitions make no copies either (on many features the scatter is
+        # the faster Xᵀd, and setup and worker memory drop: bench_scale.py dask)
         self.scatter = getattr(data, "nnz", 0) > COPY_MAX_NNZ
         self.parts = [self.client.submit(_make_partition, f, kind, options, self.spanning,
                                          self.dropped, self.scatter, pure=False)

@@ -271,13 +271,15 @@ def test_cli_classify_dask_writes_the_same_bytes(client, tmp_path, capsys):
 
 
 def test_partition_scatter_products_equal_the_problems(tmp_path):
-    # a set above COPY_MAX_NNZ has its partitions' Xᵀd by the scatter over X (no cluster)
+    # a set above COPY_MAX_NNZ: its partitions' products read X, no copies (no cluster)
     path = single_query_file(tmp_path, n=200, d=6)
     X, y, qid = load_svmlight(path)
     w = np.linspace(-1, 1, 6)
     parts = [svmrank_dask._Partition((X, y, qid), "ranking", {}, scatter=flag)
              for flag in (False, True)]
+    assert parts[0].problem.products._fast and not parts[1].problem.products._fast
     for part in parts:
         part.scores(w, 1)
         part.violation(1, 1, 2)
     np.testing.assert_allclose(parts[1].joint(2), parts[0].joint(2), rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(parts[1].vectors[1], parts[0].vectors[1])

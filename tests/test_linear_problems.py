@@ -79,7 +79,7 @@ def test_latent_instance_start_makes_no_copy_of_x(monkeypatch):
     built = []
     real = linear.SparseProducts.__init__
     monkeypatch.setattr(linear.SparseProducts, "__init__",
-                        lambda self, X: built.append(X.shape) or real(self, X))
+                        lambda self, X, **kw: built.append(X.shape) or real(self, X, **kw))
     rng = np.random.default_rng(1)
     bags = np.repeat(np.arange(30), 3)
     X = rng.normal(size=(90, 4))

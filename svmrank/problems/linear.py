@@ -95,17 +95,20 @@ class SparseProducts:
     :class:`_RowsByLength`), so that Xᵀd is a gather of d per stored value; the scatter over X's rows
     (``transpose_product``) adds into a few columns whose additions wait on each other.
     A d with few non-zero entries takes that scatter over its non-zero rows only.
-    Above ``COPY_MAX_NNZ`` stored values no copy is made (the products read X).
-    Results do not depend on the thread count.
+    Above ``COPY_MAX_NNZ`` stored values, or with ``copies=False``, no copy is made (the
+    products read X). Results do not depend on the thread count, nor on the copies.
 
     Parameters
     ----------
     X : CSR matrix from ``check_matrix``
+    copies : bool
+        Whether to make the two copies (False: X w and Xᵀd read X, as above
+        ``COPY_MAX_NNZ``; a partition of a large set on a Dask worker, say).
     """
 
-    def __init__(self, X):
+    def __init__(self, X, copies=True):
         self.X = X
-        self._fast = _int32(X) and X.nnz <= COPY_MAX_NNZ
+        self._fast = bool(copies) and _int32(X) and X.nnz <= COPY_MAX_NNZ
         if self._fast:
             # Xᵀ first, dropped before the row copy is made: at most two copies at once
             Xt = X.T.tocsr()
@@ -146,14 +149,20 @@ class LinearScoreProblem(ABC):
     ----------
     products : SparseProducts
         The products of X (read-only once built: problems may share them).
+    product_copies : bool
+        Class attribute: whether the products built here copy X (``SparseProducts``'s
+        ``copies``); a subclass sets it False to keep X alone.
     """
+
+    product_copies = True
 
     def __init__(self, X, products=None):
         self.X = X
         self.n_features = X.shape[1]
         if products is not None and not _same_arrays(products.X, X):
             raise ValueError("products: built over another matrix than X")
-        self.products = SparseProducts(X) if products is None else products
+        self.products = (SparseProducts(X, copies=self.product_copies) if products is None
+                         else products)
 
     def scores(self, w):
         """Scores X w of the rows."""
