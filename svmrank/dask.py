@@ -644,7 +644,9 @@ class DistributedProblem:
     def gather(self, futures):
         """The results of ``futures``; when a partition's worker has left the cluster
         (its pinned tasks could never run), the partition is rebuilt and the call sent
-        to it again."""
+        to it again. Every wait is bounded (``poll_seconds``), so that a worker lost
+        while the results are computed or fetched is seen."""
+        fetch_seconds = self.poll_seconds
         while True:
             try:
                 distributed.wait(futures, timeout=self.poll_seconds)
@@ -652,13 +654,22 @@ class DistributedProblem:
                 pass
             else:  # (a task may fail because Dask, on its own, recomputed a lost input)
                 if not any(f.status == "error" for f in futures):
-                    break
+                    try:
+                        return self.fetch(futures, fetch_seconds)
+                    except (distributed.TimeoutError, TimeoutError):
+                        # a lost result is computed again on its pinned worker: never, if
+                        # the worker left; or the results are large: wait longer
+                        fetch_seconds *= 2
             lost = self.lost_partitions()
             if lost:
                 futures = self.recover(lost, futures)
-            elif all(f.done() for f in futures):
-                break
-        return self.client.gather(futures)
+            elif any(f.status == "error" for f in futures):
+                return self.client.gather(futures)  # (raises the task's error)
+
+    def fetch(self, futures, seconds):
+        """The results of finished ``futures``, or a TimeoutError after ``seconds``
+        (the transfer is then abandoned)."""
+        return self.client.sync(self.client._gather, futures, callback_timeout=seconds)
 
     def alive_workers(self):
         """The addresses of the workers in the cluster."""
@@ -692,13 +703,20 @@ class DistributedProblem:
             replayed = self.client.submit(
                 _replay, part, None, [(m, e[k]) for m, e, _ in steps if k in e], unheld,
                 workers=target, allow_other_workers=False, pure=False)
-            try:
-                replayed.result()
-            except Exception as exc:  # noqa: BLE001 - named in the message
-                raise RuntimeError(f"Dask worker {self.workers[k][0]} left the cluster mid-fit "
-                                   f"with partition {k}, and reading it again from "
-                                   f"{self.sources[k][0]} failed ({type(exc).__name__}: "
-                                   f"{exc}); fit again") from None
+            while True:
+                try:
+                    replayed.result(timeout=self.poll_seconds)
+                    break
+                except (distributed.TimeoutError, TimeoutError):
+                    if target[0] not in self.alive_workers():
+                        raise RuntimeError(f"Dask worker {target[0]} left the cluster while "
+                                           f"partition {k} was read again on it (after worker "
+                                           f"{self.workers[k][0]}); fit again") from None
+                except Exception as exc:  # noqa: BLE001 - named in the message
+                    raise RuntimeError(f"Dask worker {self.workers[k][0]} left the cluster "
+                                       f"mid-fit with partition {k}, and reading it again from "
+                                       f"{self.sources[k][0]} failed ({type(exc).__name__}: "
+                                       f"{exc}); fit again") from None
             self.parts[k], self.workers[k], self.last[k] = part, target, replayed
             if k in each:
                 new = self._submit(k, free, method, each[k])

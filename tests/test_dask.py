@@ -185,6 +185,18 @@ def test_killed_worker_mid_fit_is_survived(tmp_path, monkeypatch):
         return original(self, scores)
 
     monkeypatch.setattr(svmrank_dask.DistributedProblem, "violation_at_scores", kill_mid_fit)
+    real_fetch, fetches, kill_at_fetch = svmrank_dask.DistributedProblem.fetch, [], [0]
+
+    def kill_at_fetch_start(self, futures, seconds):
+        # the worker killed as the driver starts fetching finished results: the
+        # fetch must not wait forever for a result Dask cannot compute again
+        fetches.append(1)
+        if len(fetches) == kill_at_fetch[0]:
+            pids = self.client.run(os.getpid)
+            os.kill(pids[self.workers[0][0]], signal.SIGKILL)
+        return real_fetch(self, futures, seconds)
+
+    monkeypatch.setattr(svmrank_dask.DistributedProblem, "fetch", kill_at_fetch_start)
 
     def fit_bounded(model, data):
         outcome = []
@@ -197,7 +209,7 @@ def test_killed_worker_mid_fit_is_survived(tmp_path, monkeypatch):
 
         thread = threading.Thread(target=fit, daemon=True)
         thread.start()
-        thread.join(120)  # a bound, not a timing: the fit must not wait forever
+        thread.join(60)  # a bound, not a timing: the fit must not wait forever
         assert not thread.is_alive(), "the fit hangs after a worker was killed"
         return outcome[0]
 
@@ -212,6 +224,13 @@ def test_killed_worker_mid_fit_is_survived(tmp_path, monkeypatch):
             data = svmrank_dask.read_svmlight(str(tmp_path / "part-*.txt"), client=c)
             remote = fit_bounded(APSVM(C=100.0), data)
             assert len(calls) > 2 and not isinstance(remote, Exception), remote
+            assert_same_fit(memory, remote)
+            # a worker lost while finished results are fetched: rebuilt, the same fit
+            calls.clear()
+            kill_at[0], kill_at_fetch[0] = 0, 12
+            data = svmrank_dask.read_svmlight(str(tmp_path / "part-*.txt"), client=c)
+            remote = fit_bounded(APSVM(C=100.0), data)
+            assert len(fetches) > 12 and not isinstance(remote, Exception), remote
             assert_same_fit(memory, remote)
             # the lost partition cannot be read again: a one-line error naming its file
             calls.clear()
