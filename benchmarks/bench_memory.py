@@ -12,7 +12,8 @@ it; issue 28 bounds it for a fit by 2x X's CSR size plus O(n).
 
 Operations: ``load_svmlight`` of w8a.train and MQ2008 Fold1 train, and the same files
 through ``iter_svmlight`` in 1 MiB chunks (the CSR column: all chunks together); APSVM(C=1e5) on
-w8a.train, RankSVM(loss="ndcg") on MQ2008 Fold1 train with its qid, TopKSVM(k=5) on
+w8a.train, RankSVM(loss="ndcg") (graded: levels 0-2) and RankSVM(loss="ap") (binary:
+RankingProblem) on MQ2008 Fold1 train with its qid, TopKSVM(k=5) on
 letter, LatentAPSVM on musk1, HOAPSVM on cora (class 0 one-vs-rest, the whole citation
 graph); and svm_ap_classify's path on w8a.test (read the model of the APSVM fit,
 ``from_model``, ``decision_function``).
@@ -53,6 +54,7 @@ MEASUREMENTS = {
     "read-chunked-mq2008": ("read chunked (iter_svmlight, 1 MiB)", "MQ2008 Fold1 train", MQ2008),
     "fit-apsvm": ("fit APSVM(C=1e5)", "w8a.train", W8A),
     "fit-ranksvm": ('fit RankSVM(loss="ndcg"), qid', "MQ2008 Fold1 train", MQ2008),
+    "fit-ranksvm-ap": ('fit RankSVM(loss="ap"), qid', "MQ2008 Fold1 train", MQ2008),
     "fit-topk": ("fit TopKSVM(k=5)", "letter", ("letter", "letter.scale.svm")),
     "fit-latent": ("fit LatentAPSVM", "musk1", ("musk1", "musk1.mil.svm")),
     "fit-hoap": ("fit HOAPSVM (class 0)", "cora (+ edges)", ("cora", "cora.nodes.svm")),
@@ -117,6 +119,7 @@ def run_operation(name, path, model_path, marks):
         X, labels, _ = load_svmlight(path, n_features=1433)
         edges = edges_from_file(path.with_name("cora.edges.txt"), n_samples=X.shape[0])
         mark_read(marks)
+        marks["edges"] = np.asarray(edges).nbytes  # (the graph's other input: E x 2 ids)
         HOAPSVM(pairwise_features=[]).fit(X, (labels == 0).astype(np.float64), edges=edges)
         return X
     X, y, qid = load_svmlight(path)
@@ -128,6 +131,8 @@ def run_operation(name, path, model_path, marks):
         write_model(model_path, to_model(est, n_train=X.shape[0]))
     elif name == "fit-ranksvm":
         RankSVM(loss="ndcg").fit(X, y, qid=qid)
+    elif name == "fit-ranksvm-ap":
+        RankSVM(loss="ap").fit(X, y, qid=qid)
     elif name == "fit-topk":
         TopKSVM(k=5).fit(X, y)
     return X
@@ -148,7 +153,7 @@ def child(name, model_path):
     print(json.dumps(dict(base=base, read=marks["read"] - base, peak=peak - base, after=after,
                           file=os.path.getsize(path),
                           csr=X if isinstance(X, int) else csr_bytes(X), seconds=seconds,
-                          svmrank=svmrank.__file__)))
+                          svmrank=svmrank.__file__, edges=marks.get("edges"))))
 
 
 def measure(name, model_path):
@@ -169,7 +174,7 @@ def main(argv=None):
         return child(args.child, args.model)
     print(machine_line())
     names = QUICK if args.quick else list(MEASUREMENTS)
-    rows, base = [], []
+    rows, base, graph_notes = [], [], []
     MB = 1e6
     with tempfile.TemporaryDirectory() as tmp:
         model_path = os.path.join(tmp, "w8a.apsvm.model")  # written by fit-apsvm
@@ -183,6 +188,11 @@ def main(argv=None):
                          "—" if r["after"] is None or name.startswith("read")
                          else f"{r['after'] / MB:.1f} ({r['after'] / r['csr']:.2f}x)",
                          f"{r['seconds']:.2f}"])
+            if r.get("edges") and r["after"] is not None:
+                graph_notes.append(
+                    f"{op}: after the read {r['after'] / MB:.1f} MB = {r['after'] / r['csr']:.2f}x "
+                    f"X's CSR size, {r['after'] / (r['csr'] + r['edges']):.2f}x X's CSR size "
+                    f"plus the edges ({r['edges'] / MB:.3f} MB)")
             print(f"  {name} done ({r['seconds']:.1f}s, svmrank from {r['svmrank']})",
                   file=sys.stderr, flush=True)
     print(f"Peak RSS of a fresh process after its imports: {min(base) / MB:.0f}-"
@@ -191,6 +201,9 @@ def main(argv=None):
     print_table(["operation", "data", "file MB", "CSR MB", "read adds MB", "peak adds MB",
                  "peak / file bytes", "peak / CSR bytes", "after the read MB (/ CSR)", "s"],
                 rows)
+    for note in graph_notes:
+        print()
+        print(note)
 
 
 if __name__ == "__main__":

@@ -380,14 +380,15 @@ class _Partition:
         if kind == "binary":
             self.problem = BinaryProblem(X, y, **options)
             return
+        keep = None
         if len(spanning) or len(dropped):
             apart = np.isin(qid, np.concatenate([spanning, dropped]))
             for q in _in_order(qid[np.isin(qid, spanning)]):
                 rows = np.flatnonzero(qid == q)
                 self.pieces.append((int(q), check_matrix(X[rows])))
-            if apart.any():
+            if apart.any():  # (the problem reads the other rows through ``keep``)
                 keep = np.flatnonzero(~apart)
-                X, y, qid = X[keep], y[keep], qid[keep]
+                y, qid = y[keep], qid[keep]
         if len(qid) == 0:
             return
         self.n_queries_total = len(np.unique(qid))
@@ -395,7 +396,7 @@ class _Partition:
             warnings.simplefilter("ignore")  # (the driver warns once with the total)
             try:
                 ranking = _ReadingX if scatter else RankingProblem
-                self.problem = ranking(X, y, qid=qid, **options)
+                self.problem = ranking(X, y, qid=qid, rows=keep, **options)
             except ValueError:  # no ranked query in this partition
                 self.n_skipped = self.n_queries_total
                 return

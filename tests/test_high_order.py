@@ -464,3 +464,38 @@ def test_hoap_trains_on_duplicate_binary_rows():
     y = np.array([1, 0, 0, 0, 0, 0, 1.0])
     model = HOAPSVM(C=1000.0, eta=1.0).fit(X, y, edges=[[3, 1], [6, 3], [2, 4], [1, 0], [2, 6]])
     assert np.isfinite(model.coef_).all()
+
+
+def test_pair_problem_products_equal_transposed_copies_bitwise():
+    """HOAP-SVM's local step and Ψ take Mᵀv through M's CSC view, without the CSR copies
+    of Xᵀ, Φ'ᵀ and the flip and cut sets' transposes: the same sums, bitwise."""
+    import scipy.sparse as sp
+    from svmrank.problems.high_order import HighOrderFeatures, HOAPPairProblem
+    rng = np.random.default_rng(4)
+    n = 60
+    X = sp.random(n, 12, density=0.3, random_state=rng, format="csr")
+    edges = np.unique(np.sort(rng.integers(0, n, size=(150, 2)), axis=1), axis=0)
+    edges = edges[edges[:, 0] != edges[:, 1]]
+    f = HighOrderFeatures(X, edges, pairwise_features=[0, 3, 5])
+    w = rng.normal(size=f.n_features)
+    w[f.pairwise_slice] = -np.abs(w[f.pairwise_slice])
+    mm = f.max_marginals(w)
+    y = (rng.random(n) < 0.3).astype(float)
+    y[:2] = [0.0, 1.0]
+    problem = HOAPPairProblem(f, y, mm)
+    loss, g = problem.most_violated(w)
+    res_s = problem.scores(w)
+    from svmrank.inference import loss_augmented_inference, true_coef
+    res = loss_augmented_inference(res_s, y > 0, loss="ap")
+    c = np.where(mm.labelling > 0, -1.0, 1.0) * (true_coef(y > 0) - res.coef)
+    flips_t = mm.flips.astype(np.float64).tocsr().T.tocsr()
+    cuts_t = mm.cut_changes.astype(np.float64).tocsr().T.tocsr()
+    pos = f.X.T.tocsr() @ (flips_t @ c)
+    v = cuts_t @ c
+    pair = f.eta * (v.sum() - f.phi_c.T.tocsr() @ v)
+    assert np.array_equal(g, np.concatenate([pos, -pos, pair]))
+    u, total = rng.normal(size=n), 1.5
+    v = rng.normal(size=len(f.pairs))
+    expected = np.concatenate([f.X.T.tocsr() @ u, f.X.T.tocsr() @ (total - u),
+                               f.eta * (v.sum() - f.phi_c.T.tocsr() @ v)])
+    assert np.array_equal(f.combine(u, total, v), expected)

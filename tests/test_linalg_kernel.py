@@ -235,3 +235,55 @@ def test_sparse_products_keep_rows_of_one_length_in_place():
     _linalg_fast.csr_matvec(X.indptr, X.indices, X.data, w, out, 1,
                             rows=np.arange(50, dtype=np.int32))
     assert np.array_equal(products.matvec(w), out)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), d=st.integers(1, 30),
+       density=st.sampled_from([0.0, 0.1, 0.5, 1.0]), values=st.sampled_from(["ones", "normal", "huge"]),
+       take=st.sampled_from(["all", "some", "one", "none"]), threads=st.sampled_from([0, 1, 2, 3]))
+def test_sparse_products_through_rows_equal_the_copy(seed, n, d, density, values, take, threads):
+    """SparseProducts(X, rows) stores the arrays SparseProducts(X[rows]) stores (rows by
+    length and Xᵀ as scipy's X[rows].T.tocsr()), built from X through the map, and its
+    products and the mapped scatter (csr_rmatvec rows=) are bitwise the copy's."""
+    rng = np.random.default_rng(seed)
+    stored = rng.random((n, d)) < density * rng.random((n, 1))
+    dense = stored.astype(float) if values == "ones" else \
+        rng.normal(size=(n, d)) * stored * (1e150 if values == "huge" else 1.0)
+    X = check_matrix(sp.csr_matrix(dense))
+    rows = {"all": rng.permutation(n), "some": rng.permutation(n)[:max(1, n // 2)],
+            "one": rng.permutation(n)[:1], "none": np.zeros(0, dtype=int)}[take]
+    mapped, copied = SparseProducts(X, rows), SparseProducts(X[rows])
+    for a, b in ((mapped._by_rows, copied._by_rows), (mapped._by_cols, copied._by_cols)):
+        for name in ("rows", "indptr", "indices"):
+            x, y = getattr(a, name), getattr(b, name)
+            assert (x is None) == (y is None) and (x is None or np.array_equal(x, y)), name
+        # (values kept unless all of X is 0/1: X[rows] may be 0/1 while X is not)
+        assert np.array_equal(np.ones(len(a.indices)) if a.data is None else a.data,
+                              np.ones(len(b.indices)) if b.data is None else b.data)
+        assert b.data is not None or a.data is None or not (X.data == 1.0).all()
+    w = rng.normal(size=d)
+    assert np.array_equal(mapped.matvec(w), copied.matvec(w))
+    for d_density in (0.1, 0.5, 1.0):
+        v = rng.normal(size=len(rows)) * (rng.random(len(rows)) < d_density)
+        assert np.array_equal(mapped.rmatvec(v), copied.rmatvec(v))
+        assert np.array_equal(mapped.scatter(v), copied.scatter(v))
+        assert np.array_equal(transpose_product(X, v, rows), copied.scatter(v))
+        Xr = X[rows]
+        out, expected = np.zeros(d), np.zeros(d)
+        _linalg_fast.csr_rmatvec(X.indptr, X.indices, X.data, v, out, threads,
+                                 rows=np.asarray(rows, np.int32), nnz=Xr.nnz)
+        _linalg_fast.csr_rmatvec(Xr.indptr, Xr.indices, Xr.data, v, expected, threads)
+        assert np.array_equal(out, expected)
+    assert np.array_equal(matrix_product(X, w, rows), matrix_product(X[rows], w))
+    reading = SparseProducts(X, rows, copies=False)  # through the map, no copies
+    assert not reading._fast and np.array_equal(reading.matvec(w), copied.matvec(w))
+    assert np.array_equal(reading.rmatvec(v), copied.scatter(v))
+
+
+def test_sparse_products_through_rows_int64_fallback():
+    """Past the int32 kernels the mapped products read X with scipy (no copy)."""
+    X = sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0], [4.0, 0.0, 0.0]]))
+    X.indices, X.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    products = SparseProducts(X, [2, 0])
+    np.testing.assert_array_equal(products.matvec(np.array([1.0, 2.0, -1.0])), [4.0, -1.0])
+    np.testing.assert_array_equal(products.rmatvec(np.array([2.0, -1.0])), [7.0, 0.0, -2.0])

@@ -79,10 +79,44 @@ def test_latent_instance_start_makes_no_copy_of_x(monkeypatch):
     built = []
     real = linear.SparseProducts.__init__
     monkeypatch.setattr(linear.SparseProducts, "__init__",
-                        lambda self, X, **kw: built.append(X.shape) or real(self, X, **kw))
+                        lambda self, X, rows=None, **kw: built.append((X.shape, rows))
+                        or real(self, X, rows, **kw))
     rng = np.random.default_rng(1)
     bags = np.repeat(np.arange(30), 3)
     X = rng.normal(size=(90, 4))
     y = np.repeat((rng.random(30) < 0.4).astype(float), 3)
     LatentAPSVM(init="auto", n_init=1).fit(X, y, bags=bags)
-    assert built == [(90, 4)]
+    assert built == [((90, 4), None)]
+    # with known candidates, the instance start reads its rows of X through a map
+    built.clear()
+    known = np.where(np.arange(30) % 2 == 0, np.arange(30) * 3 + 1, -1)
+    LatentAPSVM(init="auto", n_init=1).fit(X, y, bags=bags, known=known)
+    assert [shape for shape, _ in built] == [(90, 4), (90, 4)]
+    assert built[1][1] is not None and len(built[1][1]) < 90
+
+
+def test_ranking_problem_rows_equal_the_copy_bitwise():
+    """RankingProblem(X, rows=r) (and queries skipped, whose ranked rows X reads through
+    a map) answers bitwise as the problem over the copy X[r], at every density of d."""
+    rng = np.random.default_rng(5)
+    stored = rng.random((300, 40)) < 0.3 * rng.random((300, 1))  # rows of every length
+    X = sp.csr_matrix(rng.normal(size=(300, 40)) * stored)
+    rows = rng.permutation(300)[:200]
+    qid = rng.integers(0, 12, size=200)
+    y = (rng.random(200) < 0.2).astype(float)
+    y[qid == 3] = 0.0  # (a query skipped)
+    with pytest.warns(UserWarning, match="skipped"):
+        mapped = RankingProblem(X, y, qid=qid, loss="ndcg", rows=rows)
+    with pytest.warns(UserWarning, match="skipped"):
+        copied = RankingProblem(X[rows], y, qid=qid, loss="ndcg")
+    assert mapped.X is not copied.X and mapped.X.shape == X.shape
+    np.testing.assert_array_equal(mapped.rows, rows[copied.rows])
+    for _ in range(5):
+        w = rng.normal(size=40)
+        assert np.array_equal(mapped.scores(w), copied.scores(w))
+        for density in (0.05, 0.5, 1.0):
+            d = rng.normal(size=len(mapped.rows)) * (rng.random(len(mapped.rows)) < density)
+            assert np.array_equal(mapped.joint_feature(d), copied.joint_feature(d))
+            assert np.array_equal(mapped.products.scatter(d), copied.products.scatter(d))
+        for a, b in zip(mapped.most_violated(w), copied.most_violated(w)):
+            assert np.array_equal(a, b)

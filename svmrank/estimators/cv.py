@@ -145,7 +145,8 @@ def _walk(model, X, y, relevance, qid, train, test, Cs, scorer, epsilon):
     take = lambda v: None if v is None else v[train]
     qid_test = None if qid is None else qid[test]
     X_test, y_test = X[test], y[test]
-    problem = RankingProblem(X[train], relevance[train], qid=take(qid), loss=model.loss, lai=model.lai)
+    problem = RankingProblem(X, relevance[train], qid=take(qid), loss=model.loss, lai=model.lai,
+                             rows=train)  # (X's training rows read in place, not copied)
     scores, previous, n_iter, weights = [], None, [], []
     for k, C in enumerate(Cs):
         previous = cutting_plane(problem, float(C), epsilon, max_iter=int(model.max_iter),

@@ -57,11 +57,11 @@ def _rows_back(rows, order):
 
 def _instance_ranking(problem, rows, labels, lai):
     """The AP problem over candidate ``rows`` (instance start): over every row, it
-    shares the latent problem's X and products (no copy of X); over some, it copies
-    them."""
+    shares the latent problem's X and products (no copy of X); over some, it reads X
+    through them (products of its own, no copy X[rows])."""
     if rows.size == problem.X.shape[0]:  # (rows: increasing, so every row in order)
         return RankingProblem(problem.X, labels, loss="ap", lai=lai, products=problem.products)
-    return RankingProblem(problem.X[rows], labels, loss="ap", lai=lai)
+    return RankingProblem(problem.X, labels, loss="ap", lai=lai, rows=rows)
 
 
 class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):

@@ -101,8 +101,8 @@ class APPXProblem:
                 f"approx={approx:g}: the difficult set ({len(difficult)} samples) has no "
                 f"{'relevant' if not relevant.any() else 'non-relevant'} sample, so the rank "
                 "loss is undefined on it; use a smaller approx")
-        self.stage2 = RankingProblem(Xb[difficult], y[difficult],
+        self.stage2 = RankingProblem(Xb, y[difficult],
                                      qid=None if qid is None else qid[difficult],
-                                     loss=loss, lai=lai)
+                                     loss=loss, lai=lai, rows=difficult)
         self.hard_constraints = (sp.diags(sign[hard]) @ Xb[hard], np.ones(len(hard)))
         self.n_features = Xb.shape[1]

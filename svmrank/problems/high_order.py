@@ -87,14 +87,12 @@ class HighOrderFeatures:
         self.d_unary = self.X.shape[1]
         self.n_features = 2 * self.d_unary + len(pf)
         self.pairwise_slice = slice(2 * self.d_unary, self.n_features)
-        self._XT = self.X.T.tocsr()
         # Φ' = 1 − exp(−(ψ_u − ψ_v)²) on the pairwise features, E x p, sparse
         Xp = self.X[:, pf].tocsr()
         diff = (Xp[self.pairs[:, 0]] - Xp[self.pairs[:, 1]]).tocsr()
         diff.data = -np.expm1(-diff.data ** 2)
         diff.eliminate_zeros()
         self.phi_c = diff
-        self._phi_cT = diff.T.tocsr()
 
     # -- scores -------------------------------------------------------------
     def unary(self, w):
@@ -117,9 +115,11 @@ class HighOrderFeatures:
     def combine(self, u, total, v):
         """Σ_k a_k Ψ(Y_k) from u = Σ_k a_k y_k (n,), total = Σ_k a_k and
         v = Σ_k a_k cut(Y_k) (E,)."""
-        pos = self._XT @ u
-        neg = self._XT @ (total - u)
-        pair = self.eta * (v.sum() - self._phi_cT @ v) if len(v) else np.zeros(len(self.pairwise_index))
+        # (Mᵀ v through the CSC view of M: the sums of a CSR copy of Mᵀ, in the same
+        # order, without the copy)
+        pos = self.X.T @ u
+        neg = self.X.T @ (total - u)
+        pair = self.eta * (v.sum() - self.phi_c.T @ v) if len(v) else np.zeros(len(self.pairwise_index))
         return np.concatenate([pos, neg, pair])
 
     def joint_feature(self, y):
@@ -202,6 +202,16 @@ class HOBProblem:
         return self.loss(y_hat), g
 
 
+def _as_float(M):
+    """CSR matrix M (int8 signs) with float64 values in canonical form (sorted indices,
+    as ``astype`` leaves them: the products' sums run in that order); a canonical M
+    shares its indices and indptr instead of copying them."""
+    M = M.tocsr()
+    if not M.has_canonical_format:  # (the max-marginal kernel's rows are not sorted)
+        return M.astype(np.float64)
+    return sp.csr_matrix((M.data.astype(np.float64), M.indices, M.indptr), shape=M.shape)
+
+
 def _keep_rows(M, keep):
     """CSR matrix M with the rows where ``keep`` is False emptied."""
     counts = np.diff(M.indptr)
@@ -222,8 +232,8 @@ class LabellingSet:
 
     def __init__(self, reference, flips, cut_changes):
         self.reference = np.asarray(reference, dtype=np.float64)
-        self.flips = flips.astype(np.float64).tocsr()
-        self.cut_changes = cut_changes.astype(np.float64).tocsr()
+        self.flips = _as_float(flips)
+        self.cut_changes = _as_float(cut_changes)
 
     @classmethod
     def from_max_marginals(cls, mm, want):
@@ -336,28 +346,32 @@ class HOAPPairProblem:
         self.n_features = features.n_features
         self._coef_true = true_coef(self.relevant)
         self._sign = np.where(np.asarray(mm.labelling) > 0, -1.0, 1.0)
-        self._flips = mm.flips.astype(np.float64).tocsr()
-        self._cuts = mm.cut_changes.astype(np.float64).tocsr()
-        self._flips_T = self._flips.T.tocsr()
-        self._cuts_T = self._cuts.T.tocsr()
+        self._flips = _as_float(mm.flips)
+        self._cuts = _as_float(mm.cut_changes)
 
     def scores(self, w):
         """s̄(w), linear in w."""
-        f = self.features
-        k = f.d_unary
-        w2 = w[f.pairwise_slice]
-        weights = -f.eta * (w2.sum() - f.phi_c @ w2)   # unclipped: exact w·Ψ
-        return self._sign * (self._flips @ (f.X @ (w[:k] - w[k:2 * k])) - self._cuts @ weights)
+        return _pair_scores(self.features, self._sign, self._flips, self._cuts, w)
 
     def most_violated(self, w):
         s = self.scores(w)
         res = loss_augmented_inference(s, self.relevant, loss="ap", method=self.lai)
         c = self._sign * (self._coef_true - res.coef)
         f = self.features
-        pos = f._XT @ (self._flips_T @ c)     # (flips move samples from one block to the other)
-        v = self._cuts_T @ c
-        pair = f.eta * (v.sum() - f._phi_cT @ v) if len(v) else np.zeros(len(f.pairwise_index))
+        pos = f.X.T @ (self._flips.T @ c)     # (flips move samples from one block to the other)
+        v = self._cuts.T @ c
+        pair = f.eta * (v.sum() - f.phi_c.T @ v) if len(v) else np.zeros(len(f.pairwise_index))
         return res.loss, np.concatenate([pos, -pos, pair])
+
+
+def _pair_scores(f, sign, flips, cuts, w):
+    """σ_k w·(Ψ(Ŷ ⊕ F_k) − Ψ(Ŷ)) from the flip and cut sets (float64, or callables that
+    make them: one at a time, then dropped)."""
+    k = f.d_unary
+    w2 = w[f.pairwise_slice]
+    weights = -f.eta * (w2.sum() - f.phi_c @ w2)   # unclipped: exact w·Ψ
+    moved = (flips() if callable(flips) else flips) @ (f.X @ (w[:k] - w[k:2 * k]))
+    return sign * (moved - (cuts() if callable(cuts) else cuts) @ weights)
 
 
 def hoap_true_objective(features, relevant, w, C, lai="qs"):
@@ -366,7 +380,9 @@ def hoap_true_objective(features, relevant, w, C, lai="qs"):
 
     Returns (objective, mm)."""
     mm = features.max_marginals(w)
-    s = HOAPPairProblem(features, relevant, mm).scores(w)   # (m⁺ − m⁻ without cancellation)
+    # (m⁺ − m⁻ without cancellation, as HOAPPairProblem's scores)
+    s = _pair_scores(features, np.where(np.asarray(mm.labelling) > 0, -1.0, 1.0),
+                     lambda: _as_float(mm.flips), lambda: _as_float(mm.cut_changes), w)
     res = loss_augmented_inference(s, relevant, loss="ap", method=lai)
     xi = max(0.0, float(res.loss - (true_coef(relevant) - res.coef) @ s))
     return 0.5 * float(w @ w) + float(C) * xi, mm

@@ -27,22 +27,36 @@ def _int32(X):
     return X.indptr.dtype == np.int32 and X.indices.dtype == np.int32
 
 
-def matrix_product(X, w):
-    """X w for a CSR matrix X from ``check_matrix`` and a float64 vector w (len = columns)."""
+def matrix_product(X, w, rows=None):
+    """X w (X[rows] w when ``rows`` is given) for a CSR matrix X from ``check_matrix`` and
+    a float64 vector w (len = columns)."""
     if not _int32(X):  # (≥ 2³¹ stored values)
-        return np.asarray(X @ w).ravel()
+        out = np.asarray(X @ w).ravel()
+        return out if rows is None else out[rows]
     out = np.empty(X.shape[0])
     _linalg_fast.csr_matvec(X.indptr, X.indices, X.data, np.ascontiguousarray(w, np.float64), out)
-    return out
+    return out if rows is None else out[rows]
 
 
-def transpose_product(X, d):
+def transpose_product(X, d, rows=None):
     """Xᵀ d for a CSR matrix X from ``check_matrix`` and a float64 vector d, reading only
-    the rows where d is non-zero."""
-    out = np.zeros(X.shape[1])
+    the rows where d is non-zero; with ``rows`` (distinct rows of X, one per entry of d),
+    X[rows]ᵀ d read from X through them, without the copy X[rows]."""
+    d = np.ascontiguousarray(d, np.float64)
     if not _int32(X):
+        if rows is not None:
+            full = np.zeros(X.shape[0])
+            full[rows] = d
+            d = full
         return np.asarray(X.T @ d).ravel()
-    _linalg_fast.csr_rmatvec(X.indptr, X.indices, X.data, np.ascontiguousarray(d, np.float64), out)
+    out = np.zeros(X.shape[1])
+    if rows is None:
+        _linalg_fast.csr_rmatvec(X.indptr, X.indices, X.data, d, out)
+    else:
+        rows = np.asarray(rows, dtype=np.int32)
+        # (the blocks as over the copy X[rows], whose stored values these are)
+        nnz = int(np.diff(X.indptr)[rows].sum())
+        _linalg_fast.csr_rmatvec(X.indptr, X.indices, X.data, d, out, rows=rows, nnz=nnz)
     return out
 
 
@@ -54,6 +68,16 @@ def _same_arrays(A, B):
         for a, b in ((A.data, B.data), (A.indices, B.indices), (A.indptr, B.indptr)))
 
 
+def _by_length(lengths):
+    """The order that stores rows of these lengths by length (stable), or None when they
+    are of about one length (``UNIFORM_LENGTHS``)."""
+    if not lengths.size or lengths.max() <= UNIFORM_LENGTHS * lengths.min():
+        return None
+    if lengths.max() < 1 << 16:
+        lengths = lengths.astype(np.uint16)  # (numpy's stable sort is a radix sort)
+    return np.argsort(lengths, kind="stable").astype(np.int32)
+
+
 class _RowsByLength:
     """A CSR matrix with its rows stored in order of length (``rows[i]`` is the row
     stored i-th): the CPU then predicts the end of each row's loop, which on rows of
@@ -61,23 +85,45 @@ class _RowsByLength:
     one length (within ``UNIFORM_LENGTHS``: dense data, say) gain nothing from it and
     are kept as X stores them, without a copy. A 0/1 matrix keeps no values (the kernel
     reads its indices alone). The products are the same either way (each row is summed
-    alone, in its own order)."""
+    alone, in its own order).
 
-    def __init__(self, X):
-        self.n_rows = X.shape[0]
+    ``take`` (distinct rows of X) stores X[take] instead, copied from X through it;
+    ``transpose`` stores Xᵀ (X[take]ᵀ), written from X in its stored order, as scipy's
+    ``X[take].T.tocsr()`` holds it, with no intermediate copy."""
+
+    def __init__(self, X, take=None, transpose=False, ones=None):
+        ones = bool((X.data == 1.0).all()) if ones is None else ones
+        if transpose:
+            counts = np.zeros(X.shape[1], dtype=np.int64)
+            _linalg_fast.csr_column_counts(X.indptr, X.indices, take, counts)
+            self.n_rows = X.shape[1]
+            self.rows = _by_length(counts)
+            stored = counts if self.rows is None else counts[self.rows]
+            self.indptr = np.zeros(self.n_rows + 1, dtype=np.int32)
+            np.cumsum(stored, out=self.indptr[1:])
+            cursor = np.empty(self.n_rows, dtype=np.int64)
+            cursor[slice(None) if self.rows is None else self.rows] = self.indptr[:-1]
+            nnz = int(self.indptr[-1])
+            self.indices = np.empty(nnz, dtype=np.int32)
+            self.data = None if ones else np.empty(nnz)
+            _linalg_fast.csr_transpose(X.indptr, X.indices, X.data, take, cursor,
+                                       self.indices, self.data)
+            return
         lengths = np.diff(X.indptr)
-        ones = bool((X.data == 1.0).all())
-        if not lengths.size or lengths.max() <= UNIFORM_LENGTHS * lengths.min():
-            self.rows, self.indptr, self.indices = None, X.indptr, X.indices
+        if take is not None:
+            lengths = lengths[take]
+        self.n_rows = lengths.size
+        self.rows = _by_length(lengths)
+        if self.rows is None and take is None:
+            self.indptr, self.indices = X.indptr, X.indices
             self.data = None if ones else X.data
             return
-        if lengths.max() < 1 << 16:
-            lengths = lengths.astype(np.uint16)  # (numpy's stable sort is a radix sort)
-        self.rows = np.argsort(lengths, kind="stable").astype(np.int32)
+        order = take if self.rows is None else self.rows if take is None else take[self.rows]
         self.indptr = np.empty(self.n_rows + 1, dtype=np.int32)
-        self.indices = np.empty(X.nnz, dtype=np.int32)
-        self.data = None if ones else np.empty(X.nnz)
-        _linalg_fast.csr_take_rows(X.indptr, X.indices, X.data, self.rows, self.indptr,
+        nnz = int(lengths.sum())
+        self.indices = np.empty(nnz, dtype=np.int32)
+        self.data = None if ones else np.empty(nnz)
+        _linalg_fast.csr_take_rows(X.indptr, X.indices, X.data, order, self.indptr,
                                    self.indices, self.data)
 
     def product(self, v):
@@ -96,36 +142,54 @@ class SparseProducts:
     (``transpose_product``) adds into a few columns whose additions wait on each other.
     A d with few non-zero entries takes that scatter over its non-zero rows only.
     Above ``COPY_MAX_NNZ`` stored values, or with ``copies=False``, no copy is made (the
-    products read X). Results do not depend on the thread count, nor on the copies.
+    products read X: the same X w, Xᵀd up to the order of its sums). Results do not
+    depend on the thread count.
 
     Parameters
     ----------
     X : CSR matrix from ``check_matrix``
+    rows : array of int, optional
+        Distinct rows of X: the products are then those of X[rows] (w's scores and d's
+        entries follow ``rows``), equal bitwise to ``SparseProducts(X[rows])``'s, and the
+        copies are made from X through ``rows`` (X[rows] itself is never built).
     copies : bool
         Whether to make the two copies (False: X w and Xᵀd read X, as above
         ``COPY_MAX_NNZ``; a partition of a large set on a Dask worker, say).
     """
 
-    def __init__(self, X, copies=True):
+    def __init__(self, X, rows=None, copies=True):
         self.X = X
-        self._fast = bool(copies) and _int32(X) and X.nnz <= COPY_MAX_NNZ
+        self.rows = None if rows is None else np.ascontiguousarray(rows, dtype=np.int32)
+        lengths = np.diff(X.indptr) if rows is None else np.diff(X.indptr)[self.rows]
+        self.n_rows = lengths.size
+        self._nnz = int(lengths.sum())  # (of X[rows])
+        self._fast = (bool(copies) and _int32(X) and self._nnz <= COPY_MAX_NNZ
+                      and max(self.n_rows, X.shape[1]) < 1 << 31)
         if self._fast:
-            # Xᵀ first, dropped before the row copy is made: at most two copies at once
-            Xt = X.T.tocsr()
-            self._fast = _int32(Xt)
-            self._by_cols = _RowsByLength(Xt) if self._fast else None
-            del Xt
-            self._by_rows = _RowsByLength(X) if self._fast else None
+            ones = bool((X.data == 1.0).all())
+            # Xᵀ is written straight into its stored layout: the two copies, never three
+            self._by_cols = _RowsByLength(X, self.rows, transpose=True, ones=ones)
+            self._by_rows = _RowsByLength(X, self.rows, ones=ones)
 
     def matvec(self, w):
         """X w."""
-        return self._by_rows.product(w) if self._fast else matrix_product(self.X, w)
+        return self._by_rows.product(w) if self._fast else matrix_product(self.X, w, self.rows)
+
+    def scatter(self, d):
+        """Xᵀ d by the scatter over X's rows where d is non-zero (no copy read)."""
+        d = np.ascontiguousarray(d, np.float64)
+        if self.rows is None or not _int32(self.X):
+            return transpose_product(self.X, d, self.rows)
+        out = np.zeros(self.X.shape[1])
+        _linalg_fast.csr_rmatvec(self.X.indptr, self.X.indices, self.X.data, d, out,
+                                 rows=self.rows, nnz=self._nnz)
+        return out
 
     def rmatvec(self, d):
         """Xᵀ d."""
         d = np.ascontiguousarray(d, np.float64)
         if not self._fast or np.count_nonzero(d) <= SPARSE_D_FRACTION * d.shape[0]:
-            return transpose_product(self.X, d)
+            return self.scatter(d)
         return self._by_cols.product(d)
 
 
@@ -139,16 +203,20 @@ class LinearScoreProblem(ABC):
 
     Parameters
     ----------
-    X : CSR matrix from ``check_matrix``, shape (n_rows, n_features)
-        The rows whose scores the family's inference reads.
+    X : CSR matrix from ``check_matrix``, shape (n_samples, n_features)
+        The rows whose scores the family's inference reads (with ``rows``: X[rows]).
     products : SparseProducts, optional
-        Another problem's ``products`` over the same arrays of X, shared instead of
-        copying X twice more (the latent models' instance start, say).
+        Another problem's ``products`` over the same arrays of X (and the same
+        ``rows``), shared instead of copying X twice more (the latent models' instance
+        start, say).
+    rows : array of int, optional
+        Distinct rows of X: the problem's rows are then X[rows], in that order, read
+        through ``rows`` (no copy X[rows]; see :class:`SparseProducts`).
 
     Attributes
     ----------
     products : SparseProducts
-        The products of X (read-only once built: problems may share them).
+        The products of X[rows] (read-only once built: problems may share them).
     product_copies : bool
         Class attribute: whether the products built here copy X (``SparseProducts``'s
         ``copies``); a subclass sets it False to keep X alone.
@@ -156,13 +224,16 @@ class LinearScoreProblem(ABC):
 
     product_copies = True
 
-    def __init__(self, X, products=None):
+    def __init__(self, X, products=None, rows=None):
         self.X = X
         self.n_features = X.shape[1]
-        if products is not None and not _same_arrays(products.X, X):
+        if products is not None and not (
+                _same_arrays(products.X, X)
+                and (products.rows is None if rows is None
+                     else products.rows is not None and np.array_equal(products.rows, rows))):
             raise ValueError("products: built over another matrix than X")
-        self.products = (SparseProducts(X, copies=self.product_copies) if products is None
-                         else products)
+        self.products = (SparseProducts(X, rows, copies=self.product_copies)
+                         if products is None else products)
 
     def scores(self, w):
         """Scores X w of the rows."""

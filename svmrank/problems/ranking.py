@@ -32,13 +32,17 @@ class RankingProblem(LinearScoreProblem):
     products : SparseProducts, optional
         Another problem's ``products`` over X, shared when the ranked rows are X's rows
         in place (every query usable, rows grouped by query); otherwise ignored.
+    rows : array of int, optional
+        Distinct rows of X to rank (y and qid are theirs): the problem of X[rows], read
+        from X through ``rows`` without the copy.
     """
 
-    def __init__(self, X, y, qid=None, loss="ap", lai="qs", products=None):
+    def __init__(self, X, y, qid=None, loss="ap", lai="qs", products=None, rows=None):
         check_method(lai, get_loss(loss), name="lai")
         X = check_matrix(X)
-        y = check_vector(y, "y", n=X.shape[0])
-        order, offsets = query_segments(qid, X.shape[0])
+        n = X.shape[0] if rows is None else len(rows)
+        y = check_vector(y, "y", n=n)
+        order, offsets = query_segments(qid, n)
         relevant = y[order] > 0
         sizes = np.diff(offsets)
         usable = ranked_queries(relevant, offsets)
@@ -51,11 +55,14 @@ class RankingProblem(LinearScoreProblem):
             warnings.warn(f"{self.n_skipped} of {self.n_queries_total} queries have no relevant "
                           "or no non-relevant sample and are skipped", UserWarning, stacklevel=3)
         keep = np.concatenate([order[a:b] for a, b, u in zip(offsets[:-1], offsets[1:], usable) if u])
+        self.relevant = y[keep] > 0
+        if rows is not None:
+            keep = np.asarray(rows, dtype=np.intp)[keep]
         self.rows = keep
         in_place = keep.size == X.shape[0] and bool(np.all(keep == np.arange(keep.size)))
-        # (no copy of X when rows stay put; nor of its products when they are given)
-        super().__init__(X if in_place else X[keep], products if in_place else None)
-        self.relevant = y[keep] > 0
+        # (X's ranked rows read through ``keep``, never copied as X[keep]; the products
+        # are shared when given and the rows stay put)
+        super().__init__(X, products if in_place else None, None if in_place else keep)
         self.offsets = np.concatenate([[0], np.cumsum(sizes[usable])]).astype(np.int64)
         self.n_queries = int(usable.sum())
         self.loss, self.lai = loss, lai
