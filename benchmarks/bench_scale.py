@@ -17,7 +17,7 @@ dask: a seeded generator writes --rows rows (default 5e6) in queries of 100 rows
     (outside the repository; kept between runs); APSVM is fitted on them in memory (one
     process, both cores: n_jobs=2) and on a 2-worker LocalCluster (processes, one thread
     each), back to back, each in a fresh subprocess: load time, setup (the fit before
-    the cutting-plane loop: the problems, on the workers their product copies), fit
+    the cutting-plane loop: the problems, on the workers their product copies if any), fit
     time, time per iteration of the loop, peak memory (max RSS) of the driver and of
     each worker, the ratio, the fit's CPU time (user + system: the process, or the
     driver and the workers; on a shared machine a fairer measure than wall time), and

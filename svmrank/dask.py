@@ -354,6 +354,13 @@ def _load_source(source, n_features):
     raise ValueError(f"{path}: has fewer than {chunk + 1} chunks of {blocksize} bytes now")
 
 
+class _ReadingX(RankingProblem):
+    """A partition's ranking problem whose products read X (no copies), as those of
+    the whole set in memory above ``COPY_MAX_NNZ``: X w and Xᵀd by the scatter over X."""
+
+    product_copies = False
+
+
 class _Partition:
     """The problem of one partition on its worker, and the vectors (scores, coefficients)
     the driver refers to by number: the driver moves only w, scalars and Xᵀd. Every
@@ -367,7 +374,7 @@ class _Partition:
 
     def __init__(self, part, kind, options, spanning=(), dropped=(), scatter=False):
         X, y, qid = part
-        self.scatter = scatter  # Xᵀd by the scatter over X, as the whole set in memory
+        self.scatter = scatter  # no product copies, as the whole set in memory
         self.kind, self.vectors, self.pieces, self.n_local = kind, {}, [], 0
         self.problem, self.n_skipped, self.n_queries_total = None, 0, 0
         if kind == "binary":
@@ -388,7 +395,8 @@ class _Partition:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (the driver warns once with the total)
             try:
-                self.problem = RankingProblem(X, y, qid=qid, rows=keep, **options)
+                ranking = _ReadingX if scatter else RankingProblem
+                self.problem = ranking(X, y, qid=qid, rows=keep, **options)
             except ValueError:  # no ranked query in this partition
                 self.n_skipped = self.n_queries_total
                 return
@@ -452,12 +460,7 @@ class _Partition:
         if self.problem is None and not self.pieces:
             return None
         own = d[:self.n_local] if self.pieces else d
-        if self.problem is None:
-            joint = np.zeros(0)
-        elif self.scatter and self.kind == "ranking":
-            joint = self.problem.products.scatter(own)
-        else:
-            joint = self.problem.joint_feature(own)
+        joint = np.zeros(0) if self.problem is None else self.problem.joint_feature(own)
         first = self.n_local
         for _, Xp in self.pieces:
             piece = transpose_product(Xp, d[first:first + Xp.shape[0]])
@@ -491,12 +494,16 @@ def _summary(partition):
     return partition.summary()
 
 
-def _call(partition, previous, free, method, args):
-    """Run ``partition.method(*args)`` after dropping the vectors numbered ``free``
-    (``previous``, the partition's last task, only orders the two)."""
-    for k in free:
-        partition.vectors.pop(k, None)
-    return getattr(partition, method)(*args)
+def _call_group(partitions, previous, free, method, args):
+    """Run ``partition.method(*a)`` for the partitions of one worker (one task a worker
+    and call), after dropping the vectors numbered ``free`` (``previous``, the
+    partitions' last tasks, only orders them); their results, in order."""
+    out = []
+    for partition, a in zip(partitions, args):
+        for k in free:
+            partition.vectors.pop(k, None)
+        out.append(getattr(partition, method)(*a))
+    return out
 
 
 def _replay(partition, previous, steps, free):
@@ -584,9 +591,9 @@ class DistributedProblem:
                     dropped.append(q)
         self.spanning = np.array(sorted(self.span_relevant), dtype=np.int64)
         self.dropped = np.array(dropped, dtype=np.int64)
-        # a set too large for the product copies in memory has its Xᵀd by the scatter
-        # over X's rows there: the partitions do the same (on many features it is the
-        # faster: bench_scale.py dask)
+        # a set too large for the product copies in memory has X w and Xᵀd read X
+        # there: its partitions make no copies either (on many features the scatter is
+        # the faster Xᵀd, and setup and worker memory drop: bench_scale.py dask)
         self.scatter = getattr(data, "nnz", 0) > COPY_MAX_NNZ
         self.parts = [self.client.submit(_make_partition, f, kind, options, self.spanning,
                                          self.dropped, self.scatter, pure=False)
@@ -619,9 +626,10 @@ class DistributedProblem:
 
     def call(self, method, *args, makes=None, each=None):
         """Submit ``method(*args)`` on every partition (after its previous task), or
-        with ``each`` ({partition: args}) on those partitions only; ``makes``: the
-        number of the vector it makes (its call is kept, to make it again). Returns
-        the futures."""
+        with ``each`` ({partition: args}) on those partitions only, as one task a
+        worker; ``makes``: the number of the vector it makes (its call is kept, to make
+        it again). Returns the round to :meth:`gather`: the partitions and, per task,
+        its future and partitions."""
         free, self.free = self.free, []
         self.held.difference_update(free)
         each = {k: args for k in range(len(self.parts))} if each is None else each
@@ -631,32 +639,62 @@ class DistributedProblem:
             if len(self.steps) > 4 * len(self.held) + 32:
                 self.needed_steps()
         self.pending = (method, each, free)
-        return [self._submit(k, free, method, a) for k, a in each.items()]
+        return list(each), self._submit(list(each), free, method, each)
 
-    def _submit(self, k, free, method, args):
-        self.last[k] = self.client.submit(_call, self.parts[k], self.last[k], free, method, args,
-                                          workers=self.workers[k], allow_other_workers=False,
-                                          pure=False)
-        return self.last[k]
+    def _submit(self, ks, free, method, each):
+        """One task a worker for the partitions ``ks``: [(future, its partitions)]."""
+        groups = {}
+        for k in ks:
+            groups.setdefault(self.workers[k][0] if self.workers[k] else None, []).append(k)
+        tasks = []
+        for worker, group in groups.items():
+            previous = list({f.key: f for f in (self.last[k] for k in group)
+                             if f is not None}.values())
+            future = self.client.submit(
+                _call_group, [self.parts[k] for k in group], previous, free, method,
+                [each[k] for k in group], workers=None if worker is None else [worker],
+                allow_other_workers=False, pure=False)
+            for k in group:
+                self.last[k] = future
+            tasks.append((future, group))
+        return tasks
 
-    def gather(self, futures):
-        """The results of ``futures``; when a partition's worker has left the cluster
-        (its pinned tasks could never run), the partition is rebuilt and the call sent
-        to it again."""
+    def gather(self, call):
+        """The results of a :meth:`call`, in its partitions' order; when a partition's
+        worker has left the cluster (its pinned tasks could never run), the partition
+        is rebuilt and the call sent to it again. Every wait is bounded
+        (``poll_seconds``), so that a worker lost while the results are computed or
+        fetched is seen."""
+        ks, tasks = call
+        fetch_seconds = self.poll_seconds
         while True:
+            futures = [f for f, _ in tasks]
             try:
                 distributed.wait(futures, timeout=self.poll_seconds)
             except distributed.TimeoutError:
                 pass
             else:  # (a task may fail because Dask, on its own, recomputed a lost input)
                 if not any(f.status == "error" for f in futures):
-                    break
+                    try:
+                        results = self.fetch(futures, fetch_seconds)
+                    except (distributed.TimeoutError, TimeoutError):
+                        # a lost result is computed again on its pinned worker: never, if
+                        # the worker left; or the results are large: wait longer
+                        fetch_seconds *= 2
+                    else:
+                        by_partition = {k: r for (_, group), rs in zip(tasks, results)
+                                        for k, r in zip(group, rs)}
+                        return [by_partition[k] for k in ks]
             lost = self.lost_partitions()
             if lost:
-                futures = self.recover(lost, futures)
-            elif all(f.done() for f in futures):
-                break
-        return self.client.gather(futures)
+                tasks = self.recover(lost, tasks)
+            elif any(f.status == "error" for f in futures):
+                self.client.gather(futures)  # (raises the task's error)
+
+    def fetch(self, futures, seconds):
+        """The results of finished ``futures``, or a TimeoutError after ``seconds``
+        (the transfer is then abandoned)."""
+        return self.client.sync(self.client._gather, futures, callback_timeout=seconds)
 
     def alive_workers(self):
         """The addresses of the workers in the cluster."""
@@ -671,38 +709,43 @@ class DistributedProblem:
         alive = self.alive_workers()
         return [k for k, w in enumerate(self.workers) if w and w[0] not in alive]
 
-    def recover(self, lost, futures):
+    def recover(self, lost, tasks):
         """Rebuild the ``lost`` partitions from their sources on live workers, make their
         held vectors again (the kept calls, in order) and send them the waiting call;
-        returns ``futures`` with the lost ones replaced. A partition that cannot be
-        rebuilt (its file gone, say) is a one-line RuntimeError."""
+        returns ``tasks`` (of :meth:`call`) with those of lost partitions replaced. A
+        partition that cannot be rebuilt (its file gone, say) is a one-line
+        RuntimeError."""
         method, each, free = self.pending
-        index = {f.key: j for j, f in enumerate(futures)}
         alive = sorted(self.alive_workers())
         steps = [st for st in self.needed_steps() if st[1] is not each]  # (not the waiting one)
         unheld = sorted({made for _, _, made in steps} - self.held)
         for j, k in enumerate(lost):
             target = [alive[j % len(alive)]]
-            old = self.last[k]
             part = self.client.submit(_rebuild_partition, self.sources[k], self.n_features_read,
                                       self.kind, self.options, self.spanning, self.dropped,
                                       self.scatter, workers=target, allow_other_workers=False, pure=False)
             replayed = self.client.submit(
                 _replay, part, None, [(m, e[k]) for m, e, _ in steps if k in e], unheld,
                 workers=target, allow_other_workers=False, pure=False)
-            try:
-                replayed.result()
-            except Exception as exc:  # noqa: BLE001 - named in the message
-                raise RuntimeError(f"Dask worker {self.workers[k][0]} left the cluster mid-fit "
-                                   f"with partition {k}, and reading it again from "
-                                   f"{self.sources[k][0]} failed ({type(exc).__name__}: "
-                                   f"{exc}); fit again") from None
+            while True:
+                try:
+                    replayed.result(timeout=self.poll_seconds)
+                    break
+                except (distributed.TimeoutError, TimeoutError):
+                    if target[0] not in self.alive_workers():
+                        raise RuntimeError(f"Dask worker {target[0]} left the cluster while "
+                                           f"partition {k} was read again on it (after worker "
+                                           f"{self.workers[k][0]}); fit again") from None
+                except Exception as exc:  # noqa: BLE001 - named in the message
+                    raise RuntimeError(f"Dask worker {self.workers[k][0]} left the cluster "
+                                       f"mid-fit with partition {k}, and reading it again from "
+                                       f"{self.sources[k][0]} failed ({type(exc).__name__}: "
+                                       f"{exc}); fit again") from None
             self.parts[k], self.workers[k], self.last[k] = part, target, replayed
-            if k in each:
-                new = self._submit(k, free, method, each[k])
-                if old is not None and old.key in index:
-                    futures[index[old.key]] = new
-        return futures
+        # (a task is one worker's: all its partitions are lost, or none)
+        again = [k for _, group in tasks for k in group if set(group) & set(lost)]
+        kept = [(f, group) for f, group in tasks if not set(group) & set(lost)]
+        return kept + self._submit(again, free, method, each)
 
     def needed_steps(self):
         """The kept calls that the held vectors depend on, in order (the others are

@@ -185,6 +185,18 @@ def test_killed_worker_mid_fit_is_survived(tmp_path, monkeypatch):
         return original(self, scores)
 
     monkeypatch.setattr(svmrank_dask.DistributedProblem, "violation_at_scores", kill_mid_fit)
+    real_fetch, fetches, kill_at_fetch = svmrank_dask.DistributedProblem.fetch, [], [0]
+
+    def kill_at_fetch_start(self, futures, seconds):
+        # the worker killed as the driver starts fetching finished results: the
+        # fetch must not wait forever for a result Dask cannot compute again
+        fetches.append(1)
+        if len(fetches) == kill_at_fetch[0]:
+            pids = self.client.run(os.getpid)
+            os.kill(pids[self.workers[0][0]], signal.SIGKILL)
+        return real_fetch(self, futures, seconds)
+
+    monkeypatch.setattr(svmrank_dask.DistributedProblem, "fetch", kill_at_fetch_start)
 
     def fit_bounded(model, data):
         outcome = []
@@ -197,7 +209,7 @@ def test_killed_worker_mid_fit_is_survived(tmp_path, monkeypatch):
 
         thread = threading.Thread(target=fit, daemon=True)
         thread.start()
-        thread.join(120)  # a bound, not a timing: the fit must not wait forever
+        thread.join(60)  # a bound, not a timing: the fit must not wait forever
         assert not thread.is_alive(), "the fit hangs after a worker was killed"
         return outcome[0]
 
@@ -212,6 +224,13 @@ def test_killed_worker_mid_fit_is_survived(tmp_path, monkeypatch):
             data = svmrank_dask.read_svmlight(str(tmp_path / "part-*.txt"), client=c)
             remote = fit_bounded(APSVM(C=100.0), data)
             assert len(calls) > 2 and not isinstance(remote, Exception), remote
+            assert_same_fit(memory, remote)
+            # a worker lost while finished results are fetched: rebuilt, the same fit
+            calls.clear()
+            kill_at[0], kill_at_fetch[0] = 0, 12
+            data = svmrank_dask.read_svmlight(str(tmp_path / "part-*.txt"), client=c)
+            remote = fit_bounded(APSVM(C=100.0), data)
+            assert len(fetches) > 12 and not isinstance(remote, Exception), remote
             assert_same_fit(memory, remote)
             # the lost partition cannot be read again: a one-line error naming its file
             calls.clear()
@@ -271,13 +290,15 @@ def test_cli_classify_dask_writes_the_same_bytes(client, tmp_path, capsys):
 
 
 def test_partition_scatter_products_equal_the_problems(tmp_path):
-    # a set above COPY_MAX_NNZ has its partitions' Xᵀd by the scatter over X (no cluster)
+    # a set above COPY_MAX_NNZ: its partitions' products read X, no copies (no cluster)
     path = single_query_file(tmp_path, n=200, d=6)
     X, y, qid = load_svmlight(path)
     w = np.linspace(-1, 1, 6)
     parts = [svmrank_dask._Partition((X, y, qid), "ranking", {}, scatter=flag)
              for flag in (False, True)]
+    assert parts[0].problem.products._fast and not parts[1].problem.products._fast
     for part in parts:
         part.scores(w, 1)
         part.violation(1, 1, 2)
     np.testing.assert_allclose(parts[1].joint(2), parts[0].joint(2), rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(parts[1].vectors[1], parts[0].vectors[1])

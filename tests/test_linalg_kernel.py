@@ -168,6 +168,10 @@ def test_sparse_products_match_scipy(seed, n, d, density, d_density, values, thr
         np.testing.assert_array_equal(M.indptr, copy.indptr)
         np.testing.assert_array_equal(M.indices, copy.indices)
         np.testing.assert_array_equal(np.ones(A.nnz) if M.data is None else M.data, copy.data)
+    reading = SparseProducts(X, copies=False)  # no copies: the products read X
+    assert not reading._fast
+    np.testing.assert_array_equal(reading.matvec(w), products.matvec(w))  # (rows summed alike)
+    _close(reading.rmatvec(v), np.asarray(X.T @ v).ravel(), X, v)
     M = products._by_rows  # the kernel on the stored copy, on a given thread count
     out = np.full(n, np.nan)
     _linalg_fast.csr_matvec(M.indptr, M.indices, M.data, w, out, threads, rows=M.rows)
@@ -271,6 +275,9 @@ def test_sparse_products_through_rows_equal_the_copy(seed, n, d, density, values
         _linalg_fast.csr_rmatvec(Xr.indptr, Xr.indices, Xr.data, v, expected, threads)
         assert np.array_equal(out, expected)
     assert np.array_equal(matrix_product(X, w, rows), matrix_product(X[rows], w))
+    reading = SparseProducts(X, rows, copies=False)  # through the map, no copies
+    assert not reading._fast and np.array_equal(reading.matvec(w), copied.matvec(w))
+    assert np.array_equal(reading.rmatvec(v), copied.scatter(v))
 
 
 def test_sparse_products_through_rows_int64_fallback():

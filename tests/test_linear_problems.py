@@ -79,8 +79,8 @@ def test_latent_instance_start_makes_no_copy_of_x(monkeypatch):
     built = []
     real = linear.SparseProducts.__init__
     monkeypatch.setattr(linear.SparseProducts, "__init__",
-                        lambda self, X, rows=None: built.append((X.shape, rows))
-                        or real(self, X, rows))
+                        lambda self, X, rows=None, **kw: built.append((X.shape, rows))
+                        or real(self, X, rows, **kw))
     rng = np.random.default_rng(1)
     bags = np.repeat(np.arange(30), 3)
     X = rng.normal(size=(90, 4))

@@ -141,8 +141,9 @@ class SparseProducts:
     :class:`_RowsByLength`), so that Xᵀd is a gather of d per stored value; the scatter over X's rows
     (``transpose_product``) adds into a few columns whose additions wait on each other.
     A d with few non-zero entries takes that scatter over its non-zero rows only.
-    Above ``COPY_MAX_NNZ`` stored values no copy is made (the products read X).
-    Results do not depend on the thread count.
+    Above ``COPY_MAX_NNZ`` stored values, or with ``copies=False``, no copy is made (the
+    products read X: the same X w, Xᵀd up to the order of its sums). Results do not
+    depend on the thread count.
 
     Parameters
     ----------
@@ -151,15 +152,18 @@ class SparseProducts:
         Distinct rows of X: the products are then those of X[rows] (w's scores and d's
         entries follow ``rows``), equal bitwise to ``SparseProducts(X[rows])``'s, and the
         copies are made from X through ``rows`` (X[rows] itself is never built).
+    copies : bool
+        Whether to make the two copies (False: X w and Xᵀd read X, as above
+        ``COPY_MAX_NNZ``; a partition of a large set on a Dask worker, say).
     """
 
-    def __init__(self, X, rows=None):
+    def __init__(self, X, rows=None, copies=True):
         self.X = X
         self.rows = None if rows is None else np.ascontiguousarray(rows, dtype=np.int32)
         lengths = np.diff(X.indptr) if rows is None else np.diff(X.indptr)[self.rows]
         self.n_rows = lengths.size
         self._nnz = int(lengths.sum())  # (of X[rows])
-        self._fast = (_int32(X) and self._nnz <= COPY_MAX_NNZ
+        self._fast = (bool(copies) and _int32(X) and self._nnz <= COPY_MAX_NNZ
                       and max(self.n_rows, X.shape[1]) < 1 << 31)
         if self._fast:
             ones = bool((X.data == 1.0).all())
@@ -213,7 +217,12 @@ class LinearScoreProblem(ABC):
     ----------
     products : SparseProducts
         The products of X[rows] (read-only once built: problems may share them).
+    product_copies : bool
+        Class attribute: whether the products built here copy X (``SparseProducts``'s
+        ``copies``); a subclass sets it False to keep X alone.
     """
+
+    product_copies = True
 
     def __init__(self, X, products=None, rows=None):
         self.X = X
@@ -223,7 +232,8 @@ class LinearScoreProblem(ABC):
                 and (products.rows is None if rows is None
                      else products.rows is not None and np.array_equal(products.rows, rows))):
             raise ValueError("products: built over another matrix than X")
-        self.products = SparseProducts(X, rows) if products is None else products
+        self.products = (SparseProducts(X, rows, copies=self.product_copies)
+                         if products is None else products)
 
     def scores(self, w):
         """Scores X w of the rows."""
