@@ -98,7 +98,7 @@ def _dense_levels(labels):
     return values, dense.astype(np.int64).ravel()
 
 
-def pairs_inference(scores, levels, offsets, n_levels):
+def pairs_inference(scores, levels, offsets, n_levels, order=None):
     """Swapped-pair counts of the most violated pairwise output (unchecked inputs).
 
     A pair (i, j) of query q with levels[i] > levels[j] is swapped when
@@ -111,6 +111,11 @@ def pairs_inference(scores, levels, offsets, n_levels):
     scores : float64 ndarray, rows grouped by query (``offsets``)
     levels : int64 ndarray, each query's levels 0 .. n_levels[q] − 1
     offsets, n_levels : int64 ndarrays
+    order : int64 ndarray, optional
+        Each query's rows in the order of an earlier call's scores (a permutation within
+        each query): the sorts start from it (nearly sorted when the scores changed
+        little), and it is overwritten with this call's order. The results do not
+        depend on it.
 
     Returns
     -------
@@ -125,7 +130,7 @@ def pairs_inference(scores, levels, offsets, n_levels):
     swapped = np.zeros(len(offsets) - 1)
     _graded_fast.pairs_queries(scores, *(np.ascontiguousarray(a, dtype=np.int64)
                                          for a in (levels, offsets, n_levels)),
-                               coef, swapped, current_threads())
+                               coef, swapped, current_threads(), order)
     return coef, swapped
 
 

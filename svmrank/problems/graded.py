@@ -6,10 +6,8 @@ import warnings
 import numpy as np
 
 from .._validation import check_matrix, query_segments
-from .. import _graded_fast
-from ..graded import NDCGQueries, graded_levels, query_levels
+from ..graded import NDCGQueries, graded_levels, pairs_inference, query_levels
 from ..losses import GradedNDCG, PairwiseLoss
-from ..parallel import current_threads
 from .linear import LinearScoreProblem
 
 
@@ -84,12 +82,10 @@ class GradedRankingProblem(LinearScoreProblem):
         violated outputs for these scores: g = Xᵀ d, violation Δ̄ − scores·d."""
         scores = np.ascontiguousarray(scores, dtype=np.float64)
         if isinstance(self.loss, PairwiseLoss):
-            d, losses = np.empty(len(scores)), np.empty(self.n_queries)
             warm = self._pair_order_lock.acquire(False)
             try:
-                _graded_fast.pairs_queries(scores, self.levels, self.offsets, self.n_levels, d,
-                                           losses, current_threads(),
-                                           self._pair_order if warm else None)
+                d, losses = pairs_inference(scores, self.levels, self.offsets, self.n_levels,
+                                            self._pair_order if warm else None)
             finally:
                 if warm:
                     self._pair_order_lock.release()
