@@ -77,6 +77,22 @@ def check_matrix(X, name="X", n_features=None, min_features=1):
     return X
 
 
+def check_rows(rows, n, name="rows"):
+    """Distinct row indices in [0, n) as a contiguous int32 array (what the product
+    kernels read through); a one-line ValueError naming ``name`` otherwise."""
+    rows = np.asarray(rows)
+    if rows.ndim != 1 or (rows.size and rows.dtype.kind not in "iu"):
+        raise ValueError(f"{name}: expected a 1-d array of integer row indices, got shape "
+                         f"{rows.shape} and dtype {rows.dtype}")
+    if rows.size and (rows.min() < 0 or rows.max() >= n):
+        raise ValueError(f"{name}: row indices must lie in [0, {n})")
+    seen = np.zeros(n, dtype=bool)
+    seen[rows] = True
+    if np.count_nonzero(seen) != rows.size:
+        raise ValueError(f"{name}: repeated row indices")
+    return np.ascontiguousarray(rows, dtype=np.int32)
+
+
 def check_vector(v, name, n=None, dtype=np.float64, finite=True):
     """Return v as a contiguous 1-d array of ``dtype`` (and length ``n``)."""
     if v is None:

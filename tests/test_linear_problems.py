@@ -120,3 +120,12 @@ def test_ranking_problem_rows_equal_the_copy_bitwise():
             assert np.array_equal(mapped.products.scatter(d), copied.products.scatter(d))
         for a, b in zip(mapped.most_violated(w), copied.most_violated(w)):
             assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("rows, message", [([0, 5], r"in \[0, 4\)"), ([1, 1], "repeated"),
+                                           ([-1], r"in \[0, 4\)"), ([0.5], "integer"),
+                                           ([[0, 1]], "1-d")])
+def test_bad_rows_are_refused_in_one_line(rows, message):
+    X = sp.random(4, 3, density=0.8, format="csr", random_state=0)
+    with pytest.raises(ValueError, match=message):
+        RankingProblem(X, np.arange(len(np.ravel(rows))) % 2, rows=rows)

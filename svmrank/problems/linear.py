@@ -149,7 +149,8 @@ class SparseProducts:
     ----------
     X : CSR matrix from ``check_matrix``
     rows : array of int, optional
-        Distinct rows of X: the products are then those of X[rows] (w's scores and d's
+        Distinct rows of X, in range (unchecked: the problems check them with
+        ``check_rows``): the products are then those of X[rows] (w's scores and d's
         entries follow ``rows``), equal bitwise to ``SparseProducts(X[rows])``'s, and the
         copies are made from X through ``rows`` (X[rows] itself is never built).
     copies : bool

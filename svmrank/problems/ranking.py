@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_matrix, check_vector, query_segments
+from .._validation import check_matrix, check_rows, check_vector, query_segments
 from ..inference import check_method, lai_queries_unchecked, true_coef
 from ..losses import get_loss
 from ..metrics import ranked_queries
@@ -40,6 +40,7 @@ class RankingProblem(LinearScoreProblem):
     def __init__(self, X, y, qid=None, loss="ap", lai="qs", products=None, rows=None):
         check_method(lai, get_loss(loss), name="lai")
         X = check_matrix(X)
+        rows = None if rows is None else check_rows(rows, X.shape[0])
         n = X.shape[0] if rows is None else len(rows)
         y = check_vector(y, "y", n=n)
         order, offsets = query_segments(qid, n)
@@ -57,7 +58,7 @@ class RankingProblem(LinearScoreProblem):
         keep = np.concatenate([order[a:b] for a, b, u in zip(offsets[:-1], offsets[1:], usable) if u])
         self.relevant = y[keep] > 0
         if rows is not None:
-            keep = np.asarray(rows, dtype=np.intp)[keep]
+            keep = rows[keep]
         self.rows = keep
         in_place = keep.size == X.shape[0] and bool(np.all(keep == np.arange(keep.size)))
         # (X's ranked rows read through ``keep``, never copied as X[keep]; the products
