@@ -25,9 +25,11 @@ except ImportError:  # pragma: no cover - depends on the environment
                       "pip install svmrank[dask]") from None
 
 from ._validation import check_matrix
+from .graded import graded_levels
 from .inference import lai_queries_unchecked, true_coef
 from .io.svmlight import example_lines, iter_svmlight, load_svmlight, open_data
 from .problems.binary import BinaryProblem
+from .problems.graded import GradedQueries, GradedRankingProblem
 from .problems.linear import COPY_MAX_NNZ, matrix_product, transpose_product
 from .problems.ranking import RankingProblem
 
@@ -193,8 +195,9 @@ class SvmlightPartitions:
         return (int(self.n_rows.sum()), self.n_features)
 
     def problem(self, kind, **options):
-        """The distributed problem of ``kind`` ("ranking" or "binary") over the
-        partitions; ``options`` go to each partition's RankingProblem / BinaryProblem."""
+        """The distributed problem of ``kind`` ("ranking", "graded" or "binary") over
+        the partitions; ``options`` go to each partition's RankingProblem /
+        GradedRankingProblem / BinaryProblem."""
         return DistributedProblem(self, kind, options)
 
     def decision_function(self, coef, intercept=0.0):
@@ -218,6 +221,26 @@ class SvmlightPartitions:
         futures = [self.client.submit(_partition_scores, f, coef, float(intercept), pure=False)
                    for f in self.partitions]
         return np.concatenate([np.zeros(0)] + self.client.gather(futures))
+
+    def query_pairs(self):
+        """Pairs of different labels in each query, in qid order (0 for a query of one
+        label): svm_rank_learn's C and ε scale (:func:`svmrank.losses.svm_rank_parameters`).
+        Each partition sends its (qid, label, count) triples; a query that spans
+        partitions is summed on the driver.
+
+        Returns
+        -------
+        ndarray of int64, one entry a query
+        """
+        parts = self.client.gather([self.client.submit(_label_counts, f, pure=False)
+                                    for f in self.partitions])
+        qid, label, count = (np.concatenate([p[k] for p in parts]) for k in range(3))
+        keys, where = np.unique(np.column_stack([qid, label]), axis=0, return_inverse=True)
+        count = np.bincount(where.ravel(), weights=count)  # rows a (qid, label)
+        _, query = np.unique(keys[:, 0], return_inverse=True)
+        sizes = np.bincount(query.ravel(), weights=count)
+        same = np.bincount(query.ravel(), weights=count ** 2)
+        return np.rint((sizes ** 2 - same) / 2).astype(np.int64)
 
     def gather(self):
         """(X, y, qid) of all the shards in one process (for tests and small data)."""
@@ -361,6 +384,23 @@ class _ReadingX(RankingProblem):
     product_copies = False
 
 
+class _GradedReadingX(GradedRankingProblem):
+    """:class:`_ReadingX` for the graded losses."""
+
+    product_copies = False
+
+
+# a partition's problem by kind, with product copies and reading X
+_PROBLEMS = {"ranking": (RankingProblem, _ReadingX),
+             "graded": (GradedRankingProblem, _GradedReadingX)}
+
+
+def _ranked(labels, qid):
+    """Whether some query has two different labels."""
+    _, query = np.unique(qid, return_inverse=True)
+    return len(np.unique(np.column_stack([query.ravel(), labels]), axis=0)) > query.max() + 1
+
+
 class _Partition:
     """The problem of one partition on its worker, and the vectors (scores, coefficients)
     the driver refers to by number: the driver moves only w, scalars and Xᵀd. Every
@@ -392,16 +432,14 @@ class _Partition:
         if len(qid) == 0:
             return
         self.n_queries_total = len(np.unique(qid))
+        if not _ranked(y if kind == "graded" else y > 0, qid):  # (no problem to make)
+            self.n_skipped = self.n_queries_total
+            return
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (the driver warns once with the total)
-            try:
-                ranking = _ReadingX if scatter else RankingProblem
-                self.problem = ranking(X, y, qid=qid, rows=keep, **options)
-            except ValueError:  # no ranked query in this partition
-                self.n_skipped = self.n_queries_total
-                return
+            self.problem = _PROBLEMS[kind][scatter](X, y, qid=qid, rows=keep, **options)
         self.n_skipped = self.problem.n_skipped
-        self.n_local = len(self.problem.relevant)
+        self.n_local = len(self.problem.rows)
 
     def summary(self):
         p = self.problem
@@ -473,6 +511,13 @@ def _in_order(values):
     """The distinct values in order of first appearance."""
     _, first = np.unique(values, return_index=True)
     return values[np.sort(first)]
+
+
+def _label_counts(part):
+    """The partition's distinct (qid, label) pairs and their row counts."""
+    _, y, qid = part
+    keys, counts = np.unique(np.column_stack([qid, y]), axis=0, return_counts=True)
+    return keys[:, 0], keys[:, 1], counts
 
 
 def _span_labels(part, spanning):
@@ -572,25 +617,35 @@ class DistributedProblem:
     made again by those calls, and the waiting call is sent to it again."""
 
     def __init__(self, data, kind, options):
-        if kind not in ("ranking", "binary"):
-            raise ValueError(f"kind: expected 'ranking' or 'binary', got {kind!r}")
-        if kind == "ranking" and getattr(data, "qid0_error", None):
+        if kind not in ("ranking", "graded", "binary"):
+            raise ValueError(f"kind: expected 'ranking', 'graded' or 'binary', got {kind!r}")
+        ranks = kind != "binary"
+        if ranks and getattr(data, "qid0_error", None):
             raise ValueError(data.qid0_error)
+        if kind == "graded":  # (bad labels refused before any work, as in memory)
+            graded_levels(data.labels)
         self.client, self.kind, self.options = data.client, kind, options
         self.sources, self.n_features_read = data.sources, data.n_features
-        spanning = data.spanning if kind == "ranking" else np.zeros(0, dtype=np.int64)
-        self.span_relevant, dropped = {}, []
+        spanning = data.spanning if ranks else np.zeros(0, dtype=np.int64)
+        self.span_labels, dropped = {}, []
         if len(spanning):  # their labels (8 bytes a row), in row order over the partitions
             pieces = self.client.gather([self.client.submit(_span_labels, f, spanning)
                                          for f in data.partitions])
             for q in spanning.tolist():
                 y = np.concatenate([p[q] for p in pieces if q in p])
-                if (y > 0).any() and (y <= 0).any():
-                    self.span_relevant[q] = y > 0
+                labels = graded_levels(y) if kind == "graded" else y > 0
+                if len(np.unique(labels)) > 1:
+                    self.span_labels[q] = labels
                 else:
                     dropped.append(q)
-        self.spanning = np.array(sorted(self.span_relevant), dtype=np.int64)
+        self.spanning = np.array(sorted(self.span_labels), dtype=np.int64)
         self.dropped = np.array(dropped, dtype=np.int64)
+        self.span_offsets = np.concatenate(
+            [[0], np.cumsum([len(self.span_labels[q]) for q in self.spanning])]).astype(np.int64)
+        if kind == "graded" and len(self.spanning):
+            self.span_queries = GradedQueries(
+                np.concatenate([self.span_labels[q] for q in self.spanning]),
+                self.span_offsets, options["loss"])
         # a set too large for the product copies in memory has X w and Xᵀd read X
         # there: its partitions make no copies either (on many features the scatter is
         # the faster Xᵀd, and setup and worker memory drop: bench_scale.py dask)
@@ -610,14 +665,17 @@ class DistributedProblem:
         self.count = sum(s["count"] for s in summaries) + len(self.spanning)
         self.n_skipped = sum(s["skipped"] for s in summaries) + len(self.dropped)
         self.n_queries_total = sum(s["total"] for s in summaries) + len(spanning)
-        if kind == "ranking":
+        if ranks:  # (as the problems in memory say it)
             if self.count == 0:
-                raise ValueError("y: no query has both a relevant (y > 0) and a non-relevant "
+                raise ValueError("y: no query has two relevance levels, so the rank loss is "
+                                 "undefined everywhere" if kind == "graded" else
+                                 "y: no query has both a relevant (y > 0) and a non-relevant "
                                  "sample, so the rank loss is undefined everywhere")
             if self.n_skipped:
-                warnings.warn(f"{self.n_skipped} of {self.n_queries_total} queries have no "
-                              "relevant or no non-relevant sample and are skipped", UserWarning,
-                              stacklevel=4)
+                warnings.warn(f"{self.n_skipped} of {self.n_queries_total} queries " + (
+                    "have a single relevance level" if kind == "graded" else
+                    "have no relevant or no non-relevant sample") + " and are skipped",
+                    UserWarning, stacklevel=4)
         self.n_features = data.n_features + (kind == "binary" and options.get("bias", 1.0) != 0)
 
     def new_key(self):
@@ -791,22 +849,24 @@ class DistributedProblem:
         """The loss sum of the queries that span partitions and their coefficients
         d / count, split by partition ({partition: its pieces' d}): the scores of each
         such query are put together in row order and its inference runs here."""
-        scores = {q: [] for q in self.span_relevant}
+        scores = {q: [] for q in self.span_labels}
         for k, pieces in enumerate(self.pieces):
             first = 0
             for q, n in pieces:
                 scores[q].append(piece_scores[k][first:first + n])
                 first += n
-        queries = list(self.span_relevant)
+        queries, offsets = self.spanning.tolist(), self.span_offsets
         s = np.concatenate([np.concatenate(scores[q]) for q in queries])
-        relevant = np.concatenate([self.span_relevant[q] for q in queries])
-        sizes = [len(self.span_relevant[q]) for q in queries]
-        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        coef, losses, _ = lai_queries_unchecked(s, relevant, None, offsets,
-                                                self.options.get("loss", "ap"),
-                                                self.options.get("lai", "qs"))
-        d = np.concatenate([true_coef(relevant[a:b]) for a, b in zip(offsets[:-1], offsets[1:])])
-        d -= coef
+        if self.kind == "graded":
+            losses, d = self.span_queries(s)
+        else:
+            relevant = np.concatenate([self.span_labels[q] for q in queries])
+            coef, losses, _ = lai_queries_unchecked(s, relevant, None, offsets,
+                                                    self.options.get("loss", "ap"),
+                                                    self.options.get("lai", "qs"))
+            d = np.concatenate([true_coef(relevant[a:b])
+                                for a, b in zip(offsets[:-1], offsets[1:])])
+            d -= coef
         if self.count > 1:
             d /= self.count
         start = dict(zip(queries, offsets[:-1].tolist()))

@@ -7,7 +7,7 @@ distributed = pytest.importorskip("distributed", reason="dask[distributed] is no
 
 from conftest import shared_file  # noqa: E402
 from svmrank import APSVM, BinarySVM, RankSVM  # noqa: E402
-from svmrank.cli import ap_classify, ap_learn  # noqa: E402
+from svmrank.cli import ap_classify, ap_learn, rank_classify, rank_learn  # noqa: E402
 from svmrank.io import load_svmlight  # noqa: E402
 from svmrank.io.model_file import read_model  # noqa: E402
 
@@ -106,6 +106,50 @@ def test_mq2008_query_cut_at_a_shard_boundary(client, tmp_path):
     assert_same_fit(memory, remote)
 
 
+def test_graded_losses_fit_as_in_memory(client, tmp_path):
+    # MQ2008 (levels 0, 1, 2) cut inside a query: that query's graded inference runs on
+    # the driver, the others' on the partitions
+    path = shared_file("mq2008", "S5.txt")
+    lines = path.read_text().splitlines(True)
+    qids = [ln.split()[1] for ln in lines]
+    cut = len(lines) // 3
+    while qids[cut] != qids[cut - 1] or qids[cut] != qids[cut + 3]:
+        cut += 1
+    (tmp_path / "part-0.txt").write_text("".join(lines[:cut]))
+    (tmp_path / "part-1.txt").write_text("".join(lines[cut:]))
+    X, y, qid = load_svmlight(path)
+    data = svmrank_dask.read_svmlight(str(tmp_path / "part-*.txt"), client=client)
+    assert len(data.spanning) == 1
+    for params in ({"loss": "pairs", "pair_loss": "count"}, {"loss": "ndcg", "k": 10}):
+        with pytest.warns(UserWarning, match="51 of 156 queries have a single relevance level"):
+            memory = RankSVM(C=10.0, **params).fit(X, y, qid=qid)
+        with pytest.warns(UserWarning, match="51 of 156 queries have a single relevance level"):
+            remote = RankSVM(C=10.0, **params).fit(data)
+        assert_same_fit(memory, remote)
+        assert remote.loss_ == memory.loss_ and remote.n_queries_skipped_ == 51
+
+
+def test_graded_shards_with_some_of_the_labels(client, tmp_path):
+    # shards holding some of the set's labels only (0 and 2 of 0, 1, 2), and labels
+    # without a 0 (1 and 2): as in memory
+    rng = np.random.default_rng(4)
+    for labels in ((0, 2, 0, 1, 2), (1, 2, 1, 2, 2)):
+        rows = []
+        for q in range(12):
+            levels = rng.choice(labels[:2] if q < 6 else labels[2:], size=15)
+            levels[:2] = (labels[0], labels[1]) if q < 6 else (labels[2], labels[-1])
+            rows += [f"{lab} qid:{q + 1} " + " ".join(f"{j + 1}:{v:.5f}" for j, v in
+                                                      enumerate(rng.normal(size=4) + lab))
+                     for lab in levels]
+        (tmp_path / "part-0.txt").write_text("\n".join(rows[:90]) + "\n")
+        (tmp_path / "part-1.txt").write_text("\n".join(rows[90:]) + "\n")
+        data = svmrank_dask.read_svmlight(str(tmp_path / "part-*.txt"), client=client)
+        X, y, qid = data.gather()
+        for params in ({"loss": "ndcg"}, {"loss": "pairs", "pair_loss": "fraction"}):
+            assert_same_fit(RankSVM(C=3.0, **params).fit(X, y, qid=qid),
+                            RankSVM(C=3.0, **params).fit(data))
+
+
 def test_blocksize_partitions(client, tmp_path):
     path = single_query_file(tmp_path, qid="")  # (no queries: cut anywhere)
     X, y, _ = load_svmlight(path)
@@ -133,13 +177,16 @@ def test_bad_input_is_refused_before_training(client, tmp_path):
     data = svmrank_dask.read_svmlight(tmp_path / "a.txt", client=client)
     with pytest.raises(ValueError, match="y, qid"):
         APSVM().fit(data, np.ones(2))
-    (tmp_path / "g.txt").write_text("2 qid:1 1:1 2:1\n1 qid:1 1:0.7\n0 qid:1 1:0.5\n")
-    graded = svmrank_dask.read_svmlight(tmp_path / "g.txt", client=client)
+    (tmp_path / "g.txt").write_text("2.5 qid:1 1:1 2:1\n1 qid:1 1:0.7\n0 qid:1 1:0.5\n")
+    bad_levels = svmrank_dask.read_svmlight(tmp_path / "g.txt", client=client)
     for model in (RankSVM(loss="ndcg"), RankSVM(loss="pairs"), RankSVM(loss="ndcg", k=2)):
-        with pytest.raises(ValueError, match="^loss: .* not supported on partitioned"):
-            model.fit(graded)
-    with pytest.raises(ValueError, match="^loss: 'ndcg' on labels .* not supported"):
-        RankSVM(loss="ndcg", k=1).fit(data)
+        with pytest.raises(ValueError, match="^y: graded relevance labels must be integers "
+                                             "in 0..1000, got 2.5$"):
+            model.fit(bad_levels)
+    with pytest.raises(ValueError, match="^approx: not supported on partitioned"):
+        APSVM(approx=50).fit(data)
+    with pytest.raises(ValueError, match="^lai: .* leave lai='qs'"):
+        RankSVM(loss="pairs", lai="greedy").fit(data)
 
 
 def test_cli_dask(client, tmp_path, capsys):
@@ -287,6 +334,43 @@ def test_cli_classify_dask_writes_the_same_bytes(client, tmp_path, capsys):
     assert ap_classify.main(["--dask", client.scheduler.address, "--latent", str(whole),
                              str(model), str(tmp_path / "out")]) != 0
     assert "--dask cannot be combined" in capsys.readouterr().err
+
+
+def test_cli_svm_rank_dask_equals_in_memory(client, tmp_path, capsys):
+    # graded queries, one of them cut across two of the three shards
+    rng = np.random.default_rng(2)
+    lines = [f"{lab} qid:{q} " + " ".join(f"{j + 1}:{v:.5f}" for j, v in
+                                         enumerate(rng.normal(size=5) + 0.3 * lab))
+             for q in range(1, 21) for lab in rng.integers(0, 4, size=12)]
+    whole = tmp_path / "train.txt"
+    whole.write_text("\n".join(lines) + "\n")
+    for j, (a, b) in enumerate(((0, 100), (100, 130), (130, 240))):
+        (tmp_path / f"shard-{j}.txt").write_text("\n".join(lines[a:b]) + "\n")
+    shards, address = str(tmp_path / "shard-*.txt"), client.scheduler.address
+    for loss in ("1", "2"):
+        assert rank_learn.main(["-c", "3", "-l", loss, str(whole), str(tmp_path / "m")]) == 0
+        plain_out = capsys.readouterr().out
+        assert rank_learn.main(["-c", "3", "-l", loss, "--dask", address, shards,
+                                str(tmp_path / "m-dask")]) == 0
+        remote_out = capsys.readouterr().out
+        assert "NOTE: Adjusted stopping criterion" in remote_out or loss == "2"
+        for text in (plain_out, remote_out):  # (the pairs counted over the shards)
+            assert "5 features, 20 rankings, 240 examples" in text
+        w, w_dask = read_model(tmp_path / "m").w, read_model(tmp_path / "m-dask").w
+        np.testing.assert_allclose(w_dask, w, rtol=0, atol=1e-7 * np.abs(w).max())
+    assert rank_classify.main([str(whole), str(tmp_path / "m"), str(tmp_path / "p")]) == 0
+    plain_out = capsys.readouterr().out
+    assert rank_classify.main(["--dask", address, shards, str(tmp_path / "m"),
+                               str(tmp_path / "p-dask")]) == 0
+    remote_out = capsys.readouterr().out
+    assert (tmp_path / "p-dask").read_bytes() == (tmp_path / "p").read_bytes()
+    drop_runtime = lambda text: [ln for ln in text.splitlines() if "Runtime" not in ln]  # noqa: E731
+    assert drop_runtime(remote_out) == drop_runtime(plain_out)
+    (tmp_path / "one-0.txt").write_text("1 qid:1 1:1\n1 qid:1 1:2\n")
+    assert rank_learn.main(["-c", "3", "--dask", address, str(tmp_path / "one-*.txt"),
+                            str(tmp_path / "m-one")]) != 0
+    assert "one-*.txt: no query has two examples of different labels" in capsys.readouterr().err
+    assert not (tmp_path / "m-one").exists()
 
 
 def test_partition_scatter_products_equal_the_problems(tmp_path):

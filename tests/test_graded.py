@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
@@ -165,7 +166,7 @@ def test_pairwise_problem_repeated_calls_match_pairs_inference():
     for scale in (0.01, 1.0, 5.0, 1.0, 0.01):
         s = p.scores(rng.normal(size=3) * scale)
         loss, d = p.violation_at_scores(s)
-        coef, swapped = pairs_inference(s, p.levels, p.offsets, p.n_levels)
+        coef, swapped = pairs_inference(s, p.queries.levels, p.offsets, p.queries.n_levels)
         np.testing.assert_array_equal(d, coef / p.n_queries)
         assert loss == swapped.mean()
 
@@ -188,6 +189,27 @@ def test_pairwise_problem_matches_hinge_sum():
             hinge.append(sum(terms) / (len(terms) if pair_loss == "fraction" else 1))
         assert loss - p.scores(w)[np.argsort(p.rows)] @ d[np.argsort(p.rows)] == \
             pytest.approx(np.mean(hinge))
+
+
+def test_problem_rows_equal_the_problem_of_the_copy():
+    """GradedRankingProblem(X, rows=r) reads X[r] through r: the same problem, both losses."""
+    rng = np.random.default_rng(5)
+    X = sp.random(60, 5, density=0.5, format="csr", random_state=1)
+    rows = rng.permutation(60)[:40]
+    y, qid = rng.integers(0, 3, 40), np.repeat([4, 1, 2, 9], 10)
+    w = rng.normal(size=5)
+    for loss in (PairwiseLoss("fraction"), GradedNDCG("exp", 3)):
+        copy = GradedRankingProblem(X[rows], y, qid=qid, loss=loss)
+        mapped = GradedRankingProblem(X, y, qid=qid, loss=loss, rows=rows)
+        np.testing.assert_array_equal(mapped.rows, rows[copy.rows])
+        loss_c, d_c = copy.violation_at_scores(copy.scores(w))
+        loss_m, d_m = mapped.violation_at_scores(mapped.scores(w))
+        assert loss_m == loss_c
+        np.testing.assert_array_equal(d_m, d_c)
+        np.testing.assert_allclose(mapped.joint_feature(d_m), copy.joint_feature(d_c),
+                                   rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match="^rows: repeated row indices"):
+        GradedRankingProblem(X, y, qid=qid, loss=PairwiseLoss("count"), rows=[0] * 40)
 
 
 @settings(max_examples=80, deadline=None)
@@ -213,9 +235,9 @@ def test_problem_query_arrays_match_per_query_reference(rows, seed):
     np.testing.assert_array_equal(p.rows, np.concatenate(kept))
     np.testing.assert_array_equal(p.offsets, np.cumsum([0] + [len(v) for v in kept]))
     dense = np.concatenate([np.unique(y[v], return_inverse=True)[1].ravel() for v in kept])
-    np.testing.assert_array_equal(p.levels, dense)
-    assert p.n_levels.tolist() == [len(np.unique(y[v])) for v in kept]
-    assert p.n_pairs.tolist() == [sum(a > b for a in y[v] for b in y[v]) for v in kept]
+    np.testing.assert_array_equal(p.queries.levels, dense)
+    assert p.queries.n_levels.tolist() == [len(np.unique(y[v])) for v in kept]
+    assert p.queries.n_pairs.tolist() == [sum(a > b for a in y[v] for b in y[v]) for v in kept]
     assert p.n_skipped == len(by_query) - len(kept)
 
 

@@ -18,7 +18,8 @@ from ..io.svmlight import load_svmlight
 from .._validation import query_segments
 from ..metrics import (average_precision, is_ranked, ndcg, precision_at_k, reciprocal_rank,
                        roc_auc)
-from .common import CLIError, nonempty, plot_pr_if_asked, refuse_overflowing_rows, run
+from .common import (CLIError, nonempty, plot_pr_if_asked, refuse_overflowing_rows, run,
+                     scores_on_dask)
 from .dialects import (UNUSED, USED, Dialect, Option, classifier_positionals, dask_option,
                        plot_options, verbosity_options)
 
@@ -141,35 +142,14 @@ def classify_on_dask(args, model, info):
     the scores, labels and qids come back in input order and are written as without
     --dask."""
     try:
-        from .. import dask as svmrank_dask
-    except ImportError as exc:
-        raise CLIError(f"--dask: {exc}") from None
-    try:
         estimator = from_model(model)
     except ValueError as exc:
         raise ValueError(f"{args.model_file}: {str(exc).removeprefix('model: ')}") from None
     if info.get("model") in HIGH_ORDER_MODELS or info.get("latent", False):
         raise CLIError(f"--dask: {args.model_file} is a high-order or latent model; "
                        "--dask scores linear models")
-    client = svmrank_dask.connect(args.dask)
-    try:
-        start = time.process_time()
-        scores, y, qid, shards = svmrank_dask.score_svmlight(
-            args.example_file, estimator.coef_, estimator.intercept_, client=client)
-        runtime = time.process_time() - start
-    finally:
-        cluster = getattr(client, "cluster", None)
-        client.close()
-        if cluster is not None and args.dask.startswith("local:"):
-            cluster.close()
-    first = 0
-    for path, n_rows, cut_values, cut_lines in shards:
-        if cut_values:
-            warnings.warn(f"{path}: {cut_values} feature values on {cut_lines} lines have an "
-                          f"index above the model's highest ({model.n_features}); they are "
-                          "ignored, as SVM-light does", UserWarning, stacklevel=2)
-        refuse_overflowing_rows(scores[first:first + n_rows], path, "the score w·x - b")
-        first += n_rows
+    scores, y, qid, runtime = scores_on_dask(args, estimator.coef_, estimator.intercept_,
+                                             model.n_features)
     return write_and_report(args, model, info, y, qid, scores, runtime)
 
 

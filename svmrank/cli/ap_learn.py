@@ -17,8 +17,8 @@ from ..io.atomic import check_writable
 from ..io.estimator_model import to_model
 from ..io.model_file import write_model
 from ..io.svmlight import load_svmlight
-from .common import (CLIError, nonempty, plot_if_asked, positive_float, run, stop_if_interrupted,
-                     strict_int, training_summary)
+from .common import (CLIError, dask_client, nonempty, plot_if_asked, positive_float, run,
+                     stop_if_interrupted, strict_int, training_summary)
 from .dialects import (PERF_SETTINGS, USED, Dialect, Option, c_option, dask_option, e_option,
                        kernel_options, learner_positionals, plot_options, rescaling_options,
                        solver_settings, verbosity_options)
@@ -304,14 +304,9 @@ def write_and_report(args, estimator, n_train, elapsed):
 
 def learn_on_dask(args, estimator):
     """--dask: read the shards into the cluster, train there, write the model."""
-    try:
-        from .. import dask as svmrank_dask
-    except ImportError as exc:
-        raise CLIError(f"--dask: {exc}") from None
     check_writable(args.model_file, inputs=[])
     start = time.perf_counter()
-    client = svmrank_dask.connect(args.dask)
-    try:
+    with dask_client(args) as (svmrank_dask, client):
         data = svmrank_dask.read_svmlight(args.example_file, client=client)
         if args.v >= 1:
             print(f"Reading training examples... {data.shape[0]} examples, {data.shape[1]} "
@@ -320,11 +315,6 @@ def learn_on_dask(args, estimator):
             estimator.fit(data)
         except ValueError as exc:
             raise ValueError(f"{args.example_file}: {exc}") from None
-    finally:
-        cluster = getattr(client, "cluster", None)
-        client.close()
-        if cluster is not None and args.dask.startswith("local:"):
-            cluster.close()
     return write_and_report(args, estimator, data.shape[0], time.perf_counter() - start)
 
 

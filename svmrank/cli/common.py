@@ -1,10 +1,12 @@
 """What every console script shares: SVM-struct style option parsing, one-line errors
 and exit codes."""
 import argparse
+import contextlib
 import contextvars
 import os
 import re
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -222,6 +224,45 @@ def refuse_overflowing_rows(values, path, what):
         k = int(np.argmax(bad))
         raise ValueError(f"{path}: {example_place(path, k)}: {what} overflows: scale the "
                          "features down")
+
+
+@contextlib.contextmanager
+def dask_client(args):
+    """``--dask``: (svmrank.dask, a client of the scheduler ``args.dask``); a LocalCluster
+    that ``local:N`` started is closed after."""
+    try:
+        from .. import dask as svmrank_dask
+    except ImportError as exc:
+        raise CLIError(f"--dask: {exc}") from None
+    client = svmrank_dask.connect(args.dask)
+    try:
+        yield svmrank_dask, client
+    finally:
+        cluster = getattr(client, "cluster", None)
+        client.close()
+        if cluster is not None and args.dask.startswith("local:"):
+            cluster.close()
+
+
+def scores_on_dask(args, coef, intercept, n_features):
+    """``--dask`` classification: every shard of ``args.example_file`` read and scored on
+    a worker (svmrank.dask.score_svmlight). Returns scores, y and qid in input order and
+    the CPU seconds; values beyond the model's ``n_features`` are counted in a warning
+    and ignored, as SVM-light does, and a score that overflows names its file:line."""
+    with dask_client(args) as (svmrank_dask, client):
+        start = time.process_time()
+        scores, y, qid, shards = svmrank_dask.score_svmlight(args.example_file, coef,
+                                                             intercept, client=client)
+        runtime = time.process_time() - start
+    first = 0
+    for path, n_rows, cut_values, cut_lines in shards:
+        if cut_values:
+            warnings.warn(f"{path}: {cut_values} feature values on {cut_lines} lines have an "
+                          f"index above the model's highest ({n_features}); they are "
+                          "ignored, as SVM-light does", UserWarning, stacklevel=3)
+        refuse_overflowing_rows(scores[first:first + n_rows], path, "the score w·x - b")
+        first += n_rows
+    return scores, y, qid, runtime
 
 
 def positive_float(name):

@@ -12,8 +12,9 @@ from ..io.atomic import atomic_write, check_writable
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .ap_classify import to_model_width
-from .common import plot_pr_if_asked, refuse_overflowing_rows, run
-from .dialects import Dialect, classifier_positionals, plot_options, verbosity_options
+from .common import plot_pr_if_asked, refuse_overflowing_rows, run, scores_on_dask
+from .dialects import (Dialect, classifier_positionals, dask_option, plot_options,
+                       verbosity_options)
 
 DIALECT = Dialect(
     "svm_rank_classify", f"svmrank {__version__}: apply a linear ranking model to examples "
@@ -27,7 +28,8 @@ DIALECT = Dialect(
     learner=False,
     options=[*verbosity_options("verbosity: 0 quiet, 1 statistics (default 1)"),
              *plot_options("the precision-recall curve (the mean over queries with a band, "
-                           "when there are several)")])
+                           "when there are several)"),
+             dask_option("score each shard", "written in input order")])
 
 
 def build_parser():
@@ -51,20 +53,28 @@ def swapped_pairs(y, scores):
 def classify(argv):
     """Score the examples, write the output file, print the statistics."""
     args = DIALECT.check(build_parser().parse_args(argv))
-    check_writable(args.output_file, inputs=(args.example_file, args.model_file))
+    check_writable(args.output_file,
+                   inputs=[args.model_file] + ([] if args.dask else [args.example_file]))
     if args.v >= 1:
         print("Reading model...", end="", flush=True)
     model = read_model(args.model_file)
     if args.v >= 1:
         print("done.\nReading test examples...", end="", flush=True)
-    X, y, qid = load_svmlight(args.example_file)
-    X = to_model_width(X, model.n_features, args.example_file)
-    if args.v >= 1:
-        print(f" ({X.shape[0]} examples) done.\nClassifying test examples...", end="",
-              flush=True)
-    start = time.process_time()
-    scores = model.decision_function(X)
-    refuse_overflowing_rows(scores, args.example_file, "the score w·x")
+    if args.dask is not None:  # (read and scored on the workers)
+        scores, y, qid, runtime = scores_on_dask(args, model.w, -model.b, model.n_features)
+        if args.v >= 1:
+            print(f" ({len(y)} examples) done.\nClassifying test examples...", end="",
+                  flush=True)
+        start = time.process_time() - runtime  # (timed from the scoring call)
+    else:
+        X, y, qid = load_svmlight(args.example_file)
+        X = to_model_width(X, model.n_features, args.example_file)
+        if args.v >= 1:
+            print(f" ({X.shape[0]} examples) done.\nClassifying test examples...", end="",
+                  flush=True)
+        start = time.process_time()
+        scores = model.decision_function(X)
+        refuse_overflowing_rows(scores, args.example_file, "the score w·x")
     order, offsets = query_segments(qid if (qid != 0).any() else None, len(y))
     counts = [swapped_pairs(y[order[a:b]], scores[order[a:b]])
               for a, b in zip(offsets[:-1], offsets[1:])]

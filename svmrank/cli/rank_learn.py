@@ -9,9 +9,9 @@ from .. import __version__
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
 from ..io.svmlight import load_svmlight
-from .common import CLIError, fit_and_write, run
-from .dialects import (UNUSED, USED, Dialect, Option, c_option, e_option, kernel_options,
-                       learner_positionals, plot_options, rescaling_options,
+from .common import CLIError, dask_client, fit_and_write, run
+from .dialects import (UNUSED, USED, Dialect, Option, c_option, dask_option, e_option,
+                       kernel_options, learner_positionals, plot_options, rescaling_options,
                        solver_settings, verbosity_options)
 
 # svm_rank_learn's -l: the RankSVM pair_loss of each
@@ -69,6 +69,7 @@ DIALECT = Dialect(
         *verbosity_options("verbosity: 0 quiet, 1 one line per cutting-plane iteration "
                            "and a summary (default 1)"),
         *plot_options("the training curves", learner=True),
+        dask_option("train", "a query's lines consecutive"),
     ])
 
 
@@ -112,22 +113,42 @@ def make_estimator(args, pairs):
 def learn(argv):
     """Train and write the model; errors propagate (see :func:`main`)."""
     args = parse_options(argv)
+    if args.dask is not None:
+        return learn_on_dask(args)
     check_writable(args.model_file, inputs=(args.example_file,))
     if args.v >= 1:
         print("Reading training examples...", end="", flush=True)
     X, y, qid = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES)
-    pairs = pairs_per_query(y, qid)
+    estimator = estimator_for(args, pairs_per_query(y, qid), X.shape)
+    fit_and_write(estimator, X, y, args, "Writing learned model...done", qid=qid)
+    return 0
+
+
+def estimator_for(args, pairs, shape):
+    """The RankSVM of the options for training data of this ``shape`` whose queries have
+    these pair counts, after the training set's -v lines; a ValueError naming the
+    file when no query has a pair."""
     if args.v >= 1:
-        print(f"done\nTraining set properties: {X.shape[1]} features, {len(pairs)} rankings, "
-              f"{X.shape[0]} examples", flush=True)
+        print(f"done\nTraining set properties: {shape[1]} features, {len(pairs)} rankings, "
+              f"{shape[0]} examples", flush=True)
         if args.l == 1:  # (svm_rank_learn's epsilon; RankSVM's is rescaled, see EPILOG)
             print("NOTE: Adjusted stopping criterion relative to maximum loss: "
                   f"eps={args.e * pairs.sum() / len(pairs):f}", flush=True)
     if pairs.sum() == 0:
         raise ValueError(f"{args.example_file}: no query has two examples of different "
                          "labels: there is no pair to rank")
-    estimator = make_estimator(args, pairs)
-    fit_and_write(estimator, X, y, args, "Writing learned model...done", qid=qid)
+    return make_estimator(args, pairs)
+
+
+def learn_on_dask(args):
+    """--dask: read the shards into the cluster, train there, write the model."""
+    check_writable(args.model_file, inputs=[])
+    with dask_client(args) as (svmrank_dask, client):
+        if args.v >= 1:
+            print("Reading training examples...", end="", flush=True)
+        data = svmrank_dask.read_svmlight(args.example_file, client=client)
+        estimator = estimator_for(args, data.query_pairs(), data.shape)
+        fit_and_write(estimator, data, None, args, "Writing learned model...done")
     return 0
 
 

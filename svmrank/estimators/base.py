@@ -301,8 +301,9 @@ def is_partitioned(X):
     return hasattr(X, "partitions") and callable(getattr(X, "problem", None))
 
 
-def check_partitioned_fit(estimator, X, y, qid):
-    """The checks of a fit on partitioned X: y and qid come from the shards; records
+def check_partitioned_fit(estimator, X, y, qid, graded=False):
+    """The checks of a fit on partitioned X: y and qid come from the shards, with two
+    labels or more (``graded`` False: relevant and non-relevant ones); records
     ``classes_`` and ``n_features_in_``."""
     if y is not None or qid is not None:
         raise ValueError(f"y, qid: {type(estimator).__name__}.fit on partitioned data reads "
@@ -310,7 +311,7 @@ def check_partitioned_fit(estimator, X, y, qid):
     if len(X.labels) < 2:
         raise ValueError(f"y: needs a relevant and a non-relevant sample; got one class "
                          f"({X.labels.tolist()[0]!r})")
-    if not ((X.labels > 0).any() and (X.labels <= 0).any()):
+    if not graded and not ((X.labels > 0).any() and (X.labels <= 0).any()):
         raise ValueError("y: needs relevant (y > 0) and non-relevant (y <= 0) samples")
     estimator.classes_ = X.labels
     estimator.n_features_in_ = X.n_features

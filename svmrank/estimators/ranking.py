@@ -167,18 +167,20 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
 
     def _fit_partitioned(self, X, y, qid):
         if getattr(self, "approx", None) is not None:
-            raise ValueError("approx: not supported on partitioned (Dask) data")
-        # (the graded losses, and NDCG on graded labels, are not distributed: refuse
-        # rather than train binary NDCG on merged levels)
-        if not isinstance(self.loss, str) or self.loss not in ("ap", "ndcg", "roc") \
-                or self._graded_loss(X.labels) is not None:
-            raise ValueError(f"loss: {self.loss!r} on labels {X.labels.tolist()} is not "
-                             "supported on partitioned (Dask) data: only 'ap', 'roc' and "
-                             "'ndcg' with two labels and k=None (binary relevance)")
-        check_partitioned_fit(self, X, y, qid)
-        problem = X.problem("ranking", loss=self.loss, lai=self.lai)
+            raise ValueError("approx: not supported on partitioned (Dask) data (its easy "
+                             "samples are hard constraints of the QP on the driver)")
+        if not isinstance(self.loss, str) or self.loss not in ("ap", "ndcg", "roc", "pairs"):
+            raise ValueError(f"loss: {self.loss!r} is not supported on partitioned (Dask) "
+                             "data: only 'ap', 'ndcg', 'roc' and 'pairs'")
+        graded = self._graded_loss(X.labels)
+        if graded is not None and self.lai != "qs":
+            raise ValueError(f"lai: {graded!r} has one exact inference; leave lai='qs'")
+        check_partitioned_fit(self, X, y, qid, graded=graded is not None)
+        warn_binarised_labels(self.classes_, self.loss, type(self).__name__)
+        problem = X.problem("ranking", loss=self.loss, lai=self.lai) if graded is None else \
+            X.problem("graded", loss=graded)
         result = self._run(problem)
-        self.loss_ = get_loss(self.loss)
+        self.loss_ = get_loss(self.loss) if graded is None else graded
         self.coef_ = result.w
         self.intercept_ = 0.0
         self.n_queries_skipped_ = problem.n_skipped

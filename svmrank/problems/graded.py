@@ -1,14 +1,73 @@
-"""Structural SVM problem for graded relevance: SVM-rank's pairwise loss and graded
-NDCG@k over one or many queries (svmrank.graded; docs/algorithms.md)."""
+"""Structural SVM problem for graded relevance: SVM-rank's pairwise loss and graded NDCG@k
+over one or many queries (svmrank.graded; docs/algorithms.md)."""
 import threading
 import warnings
 
 import numpy as np
 
-from .._validation import check_matrix, query_segments
+from .._validation import check_matrix, check_rows, query_segments
 from ..graded import NDCGQueries, graded_levels, pairs_inference, query_levels
 from ..losses import GradedNDCG, PairwiseLoss
 from .linear import LinearScoreProblem
+
+
+def check_graded_loss(loss):
+    """``loss`` if it is a PairwiseLoss or GradedNDCG; a one-line ValueError otherwise."""
+    if not isinstance(loss, (PairwiseLoss, GradedNDCG)):
+        raise ValueError(f"loss: expected a PairwiseLoss or GradedNDCG, got {loss!r}")
+    return loss
+
+
+class GradedQueries:
+    """The loss-augmented inference of a graded loss over queries of two levels or more,
+    from their scores alone (no X): what :class:`GradedRankingProblem` runs, and what the
+    Dask driver runs on the queries that span partitions.
+
+    Parameters
+    ----------
+    labels : ndarray of int
+        Relevance levels (from :func:`svmrank.graded.graded_levels`), grouped by query.
+    offsets : ndarray of int
+        Query boundaries in ``labels``; every query has two levels or more.
+    loss : PairwiseLoss or GradedNDCG
+    """
+
+    def __init__(self, labels, offsets, loss):
+        self.loss, self.labels, self.offsets = check_graded_loss(loss), labels, offsets
+        self.levels, self.n_levels, self.n_pairs = query_levels(labels, offsets)
+        self.n_queries = len(offsets) - 1
+        if isinstance(loss, GradedNDCG):  # (refuses a query too large for it)
+            self._ndcg = NDCGQueries(labels, offsets, loss.k, loss.gains)
+            return
+        self.weights = 1.0 / self.n_pairs if loss.pair_loss == "fraction" else \
+            np.ones(self.n_queries)
+        # (per row, made once; None for the unit weights of "count")
+        self._row_weights = np.repeat(self.weights, np.diff(offsets)) \
+            if loss.pair_loss == "fraction" else None
+        # each query's rows by the last call's scores: the next call's sort starts there
+        # (the learner's scores change little between calls); one caller at a time uses
+        # it, the others start from the row order
+        self._pair_order = np.arange(len(labels), dtype=np.int64)
+        self._pair_order_lock = threading.Lock()
+
+    def __call__(self, scores):
+        """Per-query losses of the most violated outputs for these scores, and their
+        coefficients Ψ(R*) − Ψ(R̄) per row, not yet averaged over queries."""
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        if isinstance(self.loss, GradedNDCG):
+            d, losses, _ = self._ndcg(scores)
+            return losses, d
+        warm = self._pair_order_lock.acquire(False)
+        try:
+            d, losses = pairs_inference(scores, self.levels, self.offsets, self.n_levels,
+                                        self._pair_order if warm else None)
+        finally:
+            if warm:
+                self._pair_order_lock.release()
+        if self._row_weights is not None:
+            d *= self._row_weights
+            losses *= self.weights
+        return losses, d
 
 
 class GradedRankingProblem(LinearScoreProblem):
@@ -24,20 +83,23 @@ class GradedRankingProblem(LinearScoreProblem):
     qid : array-like, shape (n_samples,), optional
         Query of each sample; queries of a single level are skipped with one warning.
     loss : PairwiseLoss or GradedNDCG
+    rows : array of int, optional
+        Distinct rows of X to rank (y and qid are theirs): the problem of X[rows], read
+        from X through ``rows`` without the copy.
     """
 
-    def __init__(self, X, y, qid=None, loss=None):
-        if not isinstance(loss, (PairwiseLoss, GradedNDCG)):
-            raise ValueError(f"loss: expected a PairwiseLoss or GradedNDCG, got {loss!r}")
+    def __init__(self, X, y, qid=None, loss=None, rows=None):
+        check_graded_loss(loss)
         X = check_matrix(X)
+        rows = None if rows is None else check_rows(rows, X.shape[0])
+        n = X.shape[0] if rows is None else len(rows)
         levels = graded_levels(y)
-        if len(levels) != X.shape[0]:
-            raise ValueError(f"y: expected length {X.shape[0]}, got {len(levels)}")
-        order, offsets = query_segments(qid, X.shape[0])
+        if len(levels) != n:
+            raise ValueError(f"y: expected length {n}, got {len(levels)}")
+        order, offsets = query_segments(qid, n)
         sizes = np.diff(offsets)
         labels = levels[order]
-        dense, n_levels, n_pairs = query_levels(labels, offsets)
-        usable = n_levels > 1
+        usable = query_levels(labels, offsets)[1] > 1
         self.n_queries_total = len(sizes)
         self.n_skipped = int(len(sizes) - np.count_nonzero(usable))
         if self.n_skipped == len(sizes):
@@ -47,53 +109,28 @@ class GradedRankingProblem(LinearScoreProblem):
             warnings.warn(f"{self.n_skipped} of {self.n_queries_total} queries have a single "
                           "relevance level and are skipped", UserWarning, stacklevel=3)
             kept_rows = np.repeat(usable, sizes)
-            keep, labels, dense = order[kept_rows], labels[kept_rows], dense[kept_rows]
-            sizes, n_levels, n_pairs = sizes[usable], n_levels[usable], n_pairs[usable]
+            order, labels, sizes = order[kept_rows], labels[kept_rows], sizes[usable]
             offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        else:
-            keep = order
+        keep = order if rows is None else rows[order]
         self.rows = keep
         # (X's ranked rows read through ``keep``, never copied as X[keep])
         in_place = keep.size == X.shape[0] and bool(np.all(keep == np.arange(keep.size)))
         super().__init__(X, rows=None if in_place else keep)
-        self.labels = labels
-        self.offsets = offsets
-        self.n_queries = len(sizes)
         self.loss = loss
-        self.levels = dense
-        self.n_levels = n_levels
-        self.n_pairs = n_pairs
-        if isinstance(loss, GradedNDCG):  # (refuses a query too large for it)
-            self._ndcg = NDCGQueries(self.labels, self.offsets, loss.k, loss.gains)
-        if isinstance(loss, PairwiseLoss):
-            self.weights = 1.0 / self.n_pairs if loss.pair_loss == "fraction" else \
-                np.ones(self.n_queries)
-            # (per row, made once; None for the unit weights of "count")
-            self._row_weights = np.repeat(self.weights, np.diff(self.offsets)) \
-                if loss.pair_loss == "fraction" else None
-            # each query's rows by the last call's scores: the next call's sort starts
-            # there (the learner's scores change little between calls); one caller at a
-            # time uses it, the others start from the row order
-            self._pair_order = np.arange(len(self.labels), dtype=np.int64)
-            self._pair_order_lock = threading.Lock()
+        self.queries = GradedQueries(labels, offsets, loss)
+        self.labels, self.offsets = labels, offsets
+        self.n_queries = len(sizes)
+
+    def query_violations(self, scores):
+        """Per-query losses of the most violated outputs for these scores and their
+        coefficients per row, not yet averaged over queries (a partition of a larger set
+        averages by the whole set's count)."""
+        return self.queries(scores)
 
     def violation_at_scores(self, scores):
         """Averaged loss Δ̄ and coefficients d = (Ψ(R*) − Ψ(R̄)) / |Q| per row of the most
         violated outputs for these scores: g = Xᵀ d, violation Δ̄ − scores·d."""
-        scores = np.ascontiguousarray(scores, dtype=np.float64)
-        if isinstance(self.loss, PairwiseLoss):
-            warm = self._pair_order_lock.acquire(False)
-            try:
-                d, losses = pairs_inference(scores, self.levels, self.offsets, self.n_levels,
-                                            self._pair_order if warm else None)
-            finally:
-                if warm:
-                    self._pair_order_lock.release()
-            if self._row_weights is not None:
-                d *= self._row_weights
-                losses *= self.weights
-        else:
-            d, losses, _ = self._ndcg(scores)
+        losses, d = self.queries(scores)
         if self.n_queries > 1:
             d /= self.n_queries
         return float(losses.mean()), d
