@@ -23,7 +23,11 @@ dask: a seeded generator writes --rows rows (default 5e6) in queries of 100 rows
     driver and the workers; on a shared machine a fairer measure than wall time), and
     the workers' task time by function (Dask's task stream).
 
+    With --loss pairs the model is RankSVM(loss="pairs") (SVM-rank's pairwise loss, the
+    graded problem on every partition) instead of APSVM.
+
     python benchmarks/bench_scale.py dask [--rows 5000000] [--shards 10] [--data-dir DIR]
+        [--loss ap|pairs]
 """
 import argparse
 import io
@@ -193,12 +197,19 @@ def _cpu_seconds():
     return usage.ru_utime + usage.ru_stime
 
 
-def _fit_memory(paths):
-    from svmrank import APSVM
+def _model(loss, **kwargs):
+    """APSVM, or RankSVM(loss="pairs"), at the benchmark's C and max_iter."""
+    from svmrank import APSVM, RankSVM
+    if loss == "pairs":
+        return RankSVM(loss="pairs", C=DASK_C, max_iter=DASK_MAX_ITER, **kwargs)
+    return APSVM(C=DASK_C, max_iter=DASK_MAX_ITER, **kwargs)
+
+
+def _fit_memory(paths, loss):
     t0 = time.perf_counter()
     X, y, qid = load_svmlight(io.BufferedReader(_Chain(paths)))
     t1, cpu = time.perf_counter(), _cpu_seconds()
-    model = APSVM(C=DASK_C, max_iter=DASK_MAX_ITER, n_jobs=2).fit(X, y, qid=qid)
+    model = _model(loss, n_jobs=2).fit(X, y, qid=qid)
     t2, cpu = time.perf_counter(), _cpu_seconds() - cpu
     return {"load": t1 - t0, "fit": t2 - t1, "iterations": int(model.n_iter_),
             "learner": model.result_.history[-1]["time"], "tasks": {}, "cpu": cpu,
@@ -207,9 +218,9 @@ def _fit_memory(paths):
             "csr_mb": (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) / 2**20}
 
 
-def _fit_dask(paths):
+def _fit_dask(paths, loss):
     import distributed
-    from svmrank import APSVM
+
     from svmrank.dask import read_svmlight
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None, memory_limit=0) as cluster:
@@ -218,7 +229,7 @@ def _fit_dask(paths):
             data = read_svmlight([str(p) for p in paths], client=client)
             t1, cpu, worker_cpu = time.perf_counter(), _cpu_seconds(), client.run(_cpu_seconds)
             with distributed.get_task_stream(client=client) as stream:
-                model = APSVM(C=DASK_C, max_iter=DASK_MAX_ITER).fit(data)
+                model = _model(loss).fit(data)
             t2, cpu = time.perf_counter(), _cpu_seconds() - cpu
             cpu += sum(client.run(_cpu_seconds).values()) - sum(worker_cpu.values())
             workers = client.run(_max_rss_mb)
@@ -238,7 +249,8 @@ def section_dask(args):
     if args.mode:  # (a subprocess: one fit, its numbers as JSON on the last line)
         warnings.simplefilter("ignore")
         paths = sorted(args.data_dir.glob("part-*.txt"))
-        print(json.dumps((_fit_memory if args.mode == "memory" else _fit_dask)(paths)))
+        print(json.dumps((_fit_memory if args.mode == "memory" else _fit_dask)(paths,
+                                                                                args.loss)))
         return
     t0 = time.perf_counter()
     paths = write_ranking_shards(args.data_dir, args.rows, args.shards)
@@ -250,7 +262,8 @@ def section_dask(args):
     for mode in ("memory", "dask"):  # back to back
         load = os.getloadavg()[0]
         out = subprocess.run([sys.executable, __file__, "dask", "--mode", mode, "--data-dir",
-                              str(args.data_dir)], check=True, capture_output=True, text=True)
+                              str(args.data_dir), "--loss", args.loss], check=True,
+                             capture_output=True, text=True)
         results[mode] = json.loads(out.stdout.strip().splitlines()[-1])
         results[mode]["loadavg"] = load
     memory, dask = results["memory"], results["dask"]
@@ -264,7 +277,8 @@ def section_dask(args):
                      round(r["cpu"], 1), round(r["cpu"] / memory["cpu"], 2),
                      round(r["driver_mb"]), ", ".join(f"{m:.0f}" for m in r["workers_mb"]) or "-",
                      round(r["loadavg"], 2)])
-    print(f"machine: {machine_line()}; APSVM C={DASK_C}, max_iter={DASK_MAX_ITER}; CSR of X: "
+    model = "APSVM" if args.loss == "ap" else "RankSVM(loss='pairs')"
+    print(f"machine: {machine_line()}; {model} C={DASK_C}, max_iter={DASK_MAX_ITER}; CSR of X: "
           f"{memory['csr_mb']:.0f} MB")
     print()
     print_table(["fit", "load (s)", "setup (s)", "fit (s)", "iterations", "s / iteration",
@@ -294,6 +308,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=3, help="timed runs (best is kept)")
     parser.add_argument("--rows", type=int, default=5_000_000, help="dask: rows generated")
     parser.add_argument("--shards", type=int, default=10, help="dask: shard files")
+    parser.add_argument("--loss", choices=["ap", "pairs"], default="ap",
+                        help="dask: APSVM, or RankSVM(loss='pairs')")
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/svmrank-bench-scale"),
                         help="dask: where the shards are written (outside the repository)")
     parser.add_argument("--mode", choices=["memory", "dask"], help=argparse.SUPPRESS)

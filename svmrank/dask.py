@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - depends on the environment
     raise ImportError("svmrank.dask needs dask's distributed scheduler: "
                       "pip install svmrank[dask]") from None
 
-from ._validation import check_matrix
+from ._validation import check_matrix, query_segments
 from .graded import graded_levels
 from .inference import lai_queries_unchecked, true_coef
 from .io.svmlight import example_lines, iter_svmlight, load_svmlight, open_data
@@ -397,8 +397,9 @@ _PROBLEMS = {"ranking": (RankingProblem, _ReadingX),
 
 def _ranked(labels, qid):
     """Whether some query has two different labels."""
-    _, query = np.unique(qid, return_inverse=True)
-    return len(np.unique(np.column_stack([query.ravel(), labels]), axis=0)) > query.max() + 1
+    order, offsets = query_segments(qid, len(qid))
+    labels, starts = np.asarray(labels, dtype=np.float64)[order], offsets[:-1]
+    return bool(np.any(np.maximum.reduceat(labels, starts) != np.minimum.reduceat(labels, starts)))
 
 
 class _Partition:

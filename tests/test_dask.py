@@ -10,6 +10,7 @@ from svmrank import APSVM, BinarySVM, RankSVM  # noqa: E402
 from svmrank.cli import ap_classify, ap_learn, rank_classify, rank_learn  # noqa: E402
 from svmrank.io import load_svmlight  # noqa: E402
 from svmrank.io.model_file import read_model  # noqa: E402
+from svmrank.losses import PairwiseLoss  # noqa: E402
 
 svmrank_dask = pytest.importorskip("svmrank.dask")
 
@@ -386,3 +387,15 @@ def test_partition_scatter_products_equal_the_problems(tmp_path):
         part.violation(1, 1, 2)
     np.testing.assert_allclose(parts[1].joint(2), parts[0].joint(2), rtol=0, atol=1e-12)
     np.testing.assert_array_equal(parts[1].vectors[1], parts[0].vectors[1])
+
+
+def test_partition_without_a_ranked_query_has_no_problem():
+    # (no cluster) queries of one label only: skipped, counted; one query of two: ranked
+    X = np.eye(6)
+    qid = np.array([3, 3, 1, 1, 2, 2])
+    for kind, options in (("ranking", {}), ("graded", {"loss": PairwiseLoss("count")})):
+        part = svmrank_dask._Partition((X, np.array([1, 1, 0, 0, 2, 2]), qid), kind, options)
+        assert part.problem is None and part.summary()["skipped"] == 3
+        y = np.array([1, 1, 0, 0, 2, 0])
+        part = svmrank_dask._Partition((X, y, qid), kind, options)
+        assert part.summary() == {"count": 1, "skipped": 2, "total": 3, "pieces": []}
