@@ -105,22 +105,7 @@ def test_mq2008_query_cut_at_a_shard_boundary(client, tmp_path):
     with pytest.warns(UserWarning, match="51 of 156 queries"):
         remote = APSVM(C=10.0).fit(data)
     assert_same_fit(memory, remote)
-
-
-def test_graded_losses_fit_as_in_memory(client, tmp_path):
-    # MQ2008 (levels 0, 1, 2) cut inside a query: that query's graded inference runs on
-    # the driver, the others' on the partitions
-    path = shared_file("mq2008", "S5.txt")
-    lines = path.read_text().splitlines(True)
-    qids = [ln.split()[1] for ln in lines]
-    cut = len(lines) // 3
-    while qids[cut] != qids[cut - 1] or qids[cut] != qids[cut + 3]:
-        cut += 1
-    (tmp_path / "part-0.txt").write_text("".join(lines[:cut]))
-    (tmp_path / "part-1.txt").write_text("".join(lines[cut:]))
-    X, y, qid = load_svmlight(path)
-    data = svmrank_dask.read_svmlight(str(tmp_path / "part-*.txt"), client=client)
-    assert len(data.spanning) == 1
+    # the graded losses on levels 0, 1, 2: the cut query's inference runs on the driver
     for params in ({"loss": "pairs", "pair_loss": "count"}, {"loss": "ndcg", "k": 10}):
         with pytest.warns(UserWarning, match="51 of 156 queries have a single relevance level"):
             memory = RankSVM(C=10.0, **params).fit(X, y, qid=qid)
