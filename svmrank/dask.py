@@ -53,7 +53,7 @@ def connect(address, timeout=10):
         return distributed.Client(cluster)
     try:
         return distributed.Client(address, timeout=timeout)
-    except (OSError, TimeoutError) as exc:
+    except (OSError, TimeoutError, ValueError) as exc:  # (ValueError: not an address)
         raise ValueError(f"--dask: no Dask scheduler answers at {address!r} ({exc})") from None
 
 

@@ -160,6 +160,8 @@ def test_bad_input_is_refused_before_training(client, tmp_path):
         svmrank_dask.read_svmlight([tmp_path / "a.txt", tmp_path / "c.txt"], client=client)
     with pytest.raises(ValueError, match="no Dask scheduler answers"):
         svmrank_dask.connect("tcp://127.0.0.1:9", timeout=1)
+    with pytest.raises(ValueError, match="^--dask: no Dask scheduler answers at 'shards-.*' "):
+        svmrank_dask.connect("shards-*.txt")  # (not an address: a file name in its place)
     data = svmrank_dask.read_svmlight(tmp_path / "a.txt", client=client)
     with pytest.raises(ValueError, match="y, qid"):
         APSVM().fit(data, np.ones(2))
