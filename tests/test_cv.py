@@ -154,6 +154,36 @@ def test_cv_single_query_string_scoring_and_joblib():
     assert a.C_ == b.C_
 
 
+def test_cv_graded_losses_train_the_refits_loss_on_every_fold():
+    # labels 0..3: the folds of RankSVMCV(loss="ndcg") train graded NDCG, as the refit
+    # does; "pairs" and k are taken; group= is the queries' sizes
+    X, y, qid = ranking_data(n_queries=12)
+    y = y * 2 + (np.arange(len(y)) % 5 == 0)
+    folds = list(GroupKFold(3).split(X, y, groups=qid))
+    for params in ({"loss": "ndcg"}, {"loss": "ndcg", "k": 5}, {"loss": "pairs"}):
+        cv = RankSVMCV(Cs=[10.0], cv=folds, **params).fit(X, y, group=[15] * 12)
+        assert cv.loss_.name == params["loss"] and cv.loss_ == cv.best_estimator_.loss_
+        for k, (train, test) in enumerate(folds):
+            fold = RankSVM(C=10.0, epsilon=FOLD_EPSILON_FACTOR * 1e-3, **params).fit(
+                X[train], y[train], qid=qid[train])
+            assert cv.scores_[k, 0] == pytest.approx(fold.score(X[test], y[test],
+                                                                qid=qid[test]), abs=2e-3)
+    with pytest.raises(ValueError, match="^lai: "):
+        RankSVMCV(loss="pairs", lai="greedy", Cs=[1.0]).fit(X, y, qid=qid)
+
+
+def test_cv_estimators_under_metadata_routing():
+    X, y, qid = ranking_data(n_queries=12)
+    with config_context(enable_metadata_routing=True):
+        for cls in (RankSVMCV, APSVMCV):
+            assert set(cls().get_metadata_routing().fit.requests) == {"qid", "group"}
+            grid = GridSearchCV(cls(Cs=[1.0, 10.0], cv=2), {"epsilon": [1e-3]}, cv=2)
+            grid.fit(X, y, qid=qid)
+            assert grid.best_estimator_.C_ in (1.0, 10.0)
+    cv = APSVMCV(Cs=[1.0, 10.0], cv=2).fit(X, y, qid=qid, eval_set=(X, y, qid))
+    assert len(cv.history_) == cv.n_iter_ and "valid_ap" in cv.history_[-1]
+
+
 def test_cv_bad_input():
     X, y, qid = ranking_data(n_queries=4)
     with pytest.raises(ValueError, match="Cs"):

@@ -7,19 +7,20 @@ import numbers
 import numpy as np
 from sklearn.model_selection import GroupKFold, StratifiedKFold
 
-from .._validation import check_int, check_matrix, check_positive
+from .._validation import check_int, check_matrix, check_positive, qid_from_group
 from ..learners.cutting_plane import cutting_plane
 from .. import metrics
 from ..losses import get_loss
-from ..metrics import average_precision, mean_over_ranked_queries, ndcg, roc_auc
+from ..metrics import average_precision, mean_over_ranked_queries, roc_auc
 from ..parallel import effective_n_jobs, threads
+from ..problems.graded import GradedRankingProblem
 from ..problems.ranking import RankingProblem
 from .ranking import RankSVM
 
 # scoring= strings: the measure averaged over the queries with a relevant and a
 # non-relevant sample (binary relevance y > 0, as the rank losses have it)
 _MEASURES = {"ap": average_precision, "average_precision": average_precision,
-             "ndcg": ndcg, "roc": roc_auc, "roc_auc": roc_auc}
+             "roc": roc_auc, "roc_auc": roc_auc}
 # Cs=int: that many values spaced evenly in log scale over SVM^map's range of C
 DEFAULT_C_RANGE = (1e0, 1e6)
 # fold_epsilon=None: the fold fits' tolerance is this many times epsilon (they only rank
@@ -145,8 +146,11 @@ def _walk(model, X, y, relevance, qid, train, test, Cs, scorer, epsilon):
     take = lambda v: None if v is None else v[train]
     qid_test = None if qid is None else qid[test]
     X_test, y_test = X[test], y[test]
+    graded = model._graded_loss(relevance)  # (the refit's loss: graded on graded labels)
+    # (X's training rows read in place, not copied)
     problem = RankingProblem(X, relevance[train], qid=take(qid), loss=model.loss, lai=model.lai,
-                             rows=train)  # (X's training rows read in place, not copied)
+                             rows=train) if graded is None else \
+        GradedRankingProblem(X, relevance[train], qid=take(qid), loss=graded, rows=train)
     scores, previous, n_iter, weights = [], None, [], []
     for k, C in enumerate(Cs):
         previous = cutting_plane(problem, float(C), epsilon, max_iter=int(model.max_iter),
@@ -170,15 +174,18 @@ class RankSVMCV(RankSVM):
 
     Parameters
     ----------
-    loss : {"ap", "ndcg", "roc"} or svmrank.losses.QSLoss
+    loss : {"ap", "ndcg", "roc", "pairs"} or svmrank.losses.QSLoss
+        As in :class:`RankSVM` (graded NDCG on graded labels or with ``k``), with its
+        ``pair_loss``, ``gains`` and ``k``; the folds train the refit's loss.
     Cs : int or list of float
         The values of C, or their number on a log scale from 1 to 1e6 (default 7).
     cv : int, splitter or iterable of (train, test)
         Folds. An int n: ``GroupKFold(n)`` over ``qid`` (``StratifiedKFold(n)`` over the
         rows when there is one query). A splitter gets ``split(X, y > 0, groups=qid)``.
     scoring : None, str or callable
-        None: the estimator's ``score`` (the measure of the loss); "ap", "ndcg", "roc";
-        or a callable ``scorer(estimator, X, y, qid=...)``.
+        None: the estimator's ``score`` (the measure of the loss); "ap", "roc", or a
+        name of :func:`svmrank.metrics.make_ranking_scorer` ("ndcg", "ndcg@10", "map",
+        ...: graded, as there); or a callable ``scorer(estimator, X, y, qid=...)``.
     epsilon, max_iter, lai, verbose :
         As in :class:`RankSVM` (``verbose`` 1 prints the scores by C). ``epsilon`` is
         the refit's tolerance.
@@ -212,8 +219,12 @@ class RankSVMCV(RankSVM):
     """
 
     def __init__(self, loss="ap", Cs=7, cv=3, scoring=None, epsilon=1e-3, max_iter=10000,
-                 lai="qs", n_jobs=None, client=None, verbose=0, fold_epsilon=None):
+                 lai="qs", n_jobs=None, client=None, verbose=0, fold_epsilon=None,
+                 pair_loss="fraction", gains="exp", k=None):
         self.loss = loss
+        self.pair_loss = pair_loss
+        self.gains = gains
+        self.k = k
         self.Cs = Cs
         self.cv = cv
         self.scoring = scoring
@@ -227,10 +238,13 @@ class RankSVMCV(RankSVM):
 
     def _base(self, C=1.0):
         return RankSVM(loss=self.loss, C=C, epsilon=self.epsilon, max_iter=self.max_iter,
-                       lai=self.lai, verbose=0)
+                       lai=self.lai, verbose=0, pair_loss=getattr(self, "pair_loss", "fraction"),
+                       gains=getattr(self, "gains", "exp"), k=getattr(self, "k", None))
 
-    def fit(self, X, y, qid=None):
-        """Cross-validate C on X, y (and queries), then refit at the best C."""
+    def fit(self, X, y, qid=None, group=None, eval_set=None, early_stopping_rounds=None):
+        """Cross-validate C on X, y and the queries (``qid``, or LightGBM's ``group``),
+        then refit at the best C; ``eval_set`` and ``early_stopping_rounds`` are the
+        refit's, as in :meth:`RankSVM.fit`."""
         Cs = log_grid(self.Cs)
         scorer = check_scoring(self.scoring)
         base = self._base(C=float(Cs[0]))
@@ -240,12 +254,17 @@ class RankSVMCV(RankSVM):
         X = check_matrix(X, "X")
         relevance = base._fit_labels(y, X.shape[0])  # (sets base.classes_)
         y = np.asarray(y)
+        qid = qid_from_group(group, X.shape[0], qid)
         if qid is not None:
             qid = np.asarray(qid)
             if qid.shape != (X.shape[0],):
                 raise ValueError(f"qid: expected {X.shape[0]} values, got shape {qid.shape}")
         folds = fold_splits(self.cv, X, relevance, qid)
-        base.loss_, base.n_features_in_ = get_loss(self.loss), X.shape[1]
+        graded = base._graded_loss(relevance)
+        if graded is not None and self.lai != "qs":
+            raise ValueError(f"lai: {graded!r} has one exact inference; leave lai='qs'")
+        base.loss_ = get_loss(self.loss) if graded is None else graded
+        base.n_features_in_ = X.shape[1]
         # n_jobs bounds the cores: None, one fold at a time on every core; 1, on one;
         # k > 1 (or a Dask client), folds in parallel on one kernel thread each
         parallel = self.client is not None or (
@@ -277,7 +296,9 @@ class RankSVMCV(RankSVM):
         # of a start from 0 on w8a)
         start = np.mean([p[2][best] for p in paths], axis=0)
         best_estimator = self._base(C=self.C_).set_params(
-            n_jobs=None if self.client is not None else self.n_jobs)._fit(X, y, qid, w0=start)
+            n_jobs=None if self.client is not None else self.n_jobs)._fit(
+                X, y, qid, eval_set=eval_set, early_stopping_rounds=early_stopping_rounds,
+                w0=start)
         for name, value in vars(best_estimator).items():
             if name.endswith("_") and not name.startswith("_"):
                 setattr(self, name, value)
