@@ -33,7 +33,7 @@ from .problems.graded import GradedQueries, GradedRankingProblem
 from .problems.linear import COPY_MAX_NNZ, matrix_product, transpose_product
 from .problems.ranking import RankingProblem
 
-__all__ = ["read_svmlight", "SvmlightPartitions", "connect", "score_svmlight"]
+__all__ = ["read_svmlight", "SvmlightPartitions", "connect", "score_svmlight", "shard_paths"]
 
 
 def connect(address, timeout=10):
@@ -57,7 +57,10 @@ def connect(address, timeout=10):
         raise ValueError(f"--dask: no Dask scheduler answers at {address!r} ({exc})") from None
 
 
-def _expand(paths_or_glob):
+def shard_paths(paths_or_glob):
+    """The files of a path, a glob (sorted) or a list of paths; a one-line ValueError
+    naming the glob that matches nothing or the path that is not a file (checked
+    before any cluster work)."""
     if isinstance(paths_or_glob, (str, os.PathLike)):
         pattern = os.fspath(paths_or_glob)
         paths = sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern]
@@ -89,8 +92,9 @@ def _count(chunks):
     return len(chunks)
 
 
-def _partition_scores(part, w, intercept):
-    return np.asarray(part[0] @ w).ravel() + intercept
+def _partition_scores(part, w, intercept, labels=False):
+    scores = np.asarray(part[0] @ w).ravel() + intercept
+    return (scores, part[1], part[2]) if labels else scores
 
 
 def _shard_summary(part):
@@ -137,7 +141,7 @@ def score_svmlight(paths_or_glob, coef, intercept=0.0, client=None):
     shards : list of (path, n_rows, cut_values, cut_lines)
         Per shard, its rows and the feature values (and lines holding them) cut.
     """
-    paths = _expand(paths_or_glob)
+    paths = shard_paths(paths_or_glob)
     client = _current_client(client)
     coef = np.asarray(coef, dtype=np.float64).ravel()
     futures = [client.submit(_score_shard, p, coef, float(intercept), pure=False)
@@ -200,7 +204,7 @@ class SvmlightPartitions:
         GradedRankingProblem / BinaryProblem."""
         return DistributedProblem(self, kind, options)
 
-    def decision_function(self, coef, intercept=0.0):
+    def decision_function(self, coef, intercept=0.0, labels=False):
         """The scores ``X @ coef + intercept`` of every row, computed on the workers
         partition by partition, returned in input order (shards in order, lines in
         order).
@@ -209,18 +213,23 @@ class SvmlightPartitions:
         ----------
         coef : array of shape (n_features,)
         intercept : float
+        labels : bool
+            Also return the rows' labels and qids (24 bytes a row in all).
 
         Returns
         -------
-        ndarray of shape (n_rows,)
+        ndarray of shape (n_rows,), or (scores, y, qid) with ``labels``
         """
         coef = np.asarray(coef, dtype=np.float64).ravel()
         if coef.shape[0] != self.n_features:
             raise ValueError(f"X: the shards have {self.n_features} features, but the model "
                              f"has {coef.shape[0]}; read them with n_features={coef.shape[0]}")
-        futures = [self.client.submit(_partition_scores, f, coef, float(intercept), pure=False)
-                   for f in self.partitions]
-        return np.concatenate([np.zeros(0)] + self.client.gather(futures))
+        futures = [self.client.submit(_partition_scores, f, coef, float(intercept), labels,
+                                      pure=False) for f in self.partitions]
+        parts = self.client.gather(futures)
+        if not labels:
+            return np.concatenate([np.zeros(0)] + parts)
+        return tuple(np.concatenate([np.zeros(0)] + [p[k] for p in parts]) for k in range(3))
 
     def query_pairs(self):
         """Pairs of different labels in each query, in qid order (0 for a query of one
@@ -279,7 +288,7 @@ def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
     if blocksize is not None and (isinstance(blocksize, bool) or int(blocksize) != blocksize
                                   or blocksize < 1):
         raise ValueError(f"blocksize: expected None or a positive integer, got {blocksize!r}")
-    paths = _expand(paths_or_glob)
+    paths = shard_paths(paths_or_glob)
     client = _current_client(client)
     # each shard is read on a worker and stays there; only its summary comes back
     if blocksize is None:

@@ -23,6 +23,10 @@ GAINS = ("exp", "linear")
 MAX_DP_STATES = 10_000_000
 
 
+# the highest relevance level a graded label may have
+MAX_LEVEL = 1000
+
+
 def graded_levels(y, name="y"):
     """Integer relevance levels of labels ``y``: two values the lower of which is <= 0
     are binary relevance (y > 0, as SVM-light reads -1/+1); otherwise the labels must be
@@ -31,10 +35,10 @@ def graded_levels(y, name="y"):
     values = np.unique(y)
     if len(values) <= 2 and values[0] <= 0:
         return (y > 0).astype(np.int64)
-    if values[0] < 0 or np.any(values != np.round(values)) or values[-1] > 1000:
-        bad = values[(values < 0) | (values != np.round(values)) | (values > 1000)][0]
-        raise ValueError(f"{name}: graded relevance labels must be integers in 0..1000, got "
-                         f"{bad:g}")
+    if values[0] < 0 or np.any(values != np.round(values)) or values[-1] > MAX_LEVEL:
+        bad = values[(values < 0) | (values != np.round(values)) | (values > MAX_LEVEL)][0]
+        raise ValueError(f"{name}: graded relevance labels must be integers in "
+                         f"0..{MAX_LEVEL}, got {bad:g}")
     return y.astype(np.int64)
 
 

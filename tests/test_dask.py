@@ -6,7 +6,7 @@ distributed = pytest.importorskip("distributed", reason="dask[distributed] is no
                                   "(pip install svmrank[dask])")
 
 from conftest import shared_file  # noqa: E402
-from svmrank import APSVM, BinarySVM, RankSVM  # noqa: E402
+from svmrank import APSVM, APSVMCV, BinarySVM, RankSVM  # noqa: E402
 from svmrank.cli import ap_classify, ap_learn, rank_classify, rank_learn  # noqa: E402
 from svmrank.io import load_svmlight  # noqa: E402
 from svmrank.io.model_file import read_model  # noqa: E402
@@ -190,6 +190,10 @@ def test_cli_dask(client, tmp_path, capsys):
     assert "local:N" in capsys.readouterr().err  # (an unreachable address: test_bad_input)
     assert ap_learn.main(["--dask", address, "--approx", "10", str(path), str(model)]) != 0
     assert "--dask cannot be combined" in capsys.readouterr().err
+    # a glob that matches nothing: said before any scheduler is asked (none answers here)
+    assert ap_learn.main(["--dask", "tcp://127.0.0.1:9", str(tmp_path / "no-*.dat"),
+                          str(model)]) != 0
+    assert "no-*.dat' matches no file" in capsys.readouterr().err
 
 
 def test_killed_worker_mid_fit_is_survived(tmp_path, monkeypatch):
@@ -287,6 +291,11 @@ def test_decision_function_on_partitions_in_input_order(client, tmp_path):
         np.testing.assert_allclose(model.decision_function(data), model.decision_function(X),
                                    rtol=0, atol=1e-12)
         np.testing.assert_array_equal(model.predict(data), model.predict(X))
+        assert model.score(data, None) == pytest.approx(model.score(X, y), abs=1e-12)
+    with pytest.raises(ValueError, match="^y, qid: RankSVM.score on partitioned data"):
+        RankSVM(C=1.0).fit(X, y).score(data, y)
+    with pytest.raises(ValueError, match="^X: APSVMCV trains on data in memory"):
+        APSVMCV().fit(data, None)
     # shards narrower than the model: refused, naming the fix
     (tmp_path / "narrow.txt").write_text("1 1:0.5\n-1 2:1\n")
     narrow = svmrank_dask.read_svmlight(tmp_path / "narrow.txt", client=client)

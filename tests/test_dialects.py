@@ -89,6 +89,15 @@ def test_rank_learn_options_follow_svm_rank():
         rank_learn.parse_options([a.strip() for a in argv] + ["-c", "1", "t", "m"])
 
 
+def test_rank_learn_names_the_line_of_a_label_that_is_not_a_level(tmp_path, capsys):
+    data = tmp_path / "frac.dat"
+    data.write_text("2 qid:1 1:1\n0 qid:1 1:0.5\n# c\n1 qid:2 1:1\n-1 qid:2 1:2\n0.5 qid:2 1:1\n")
+    assert rank_learn.main(["-c", "1", str(data), str(tmp_path / "m")]) != 0
+    assert capsys.readouterr().err.strip().endswith(
+        "frac.dat: line 5: graded relevance labels must be integers in 0..1000, got -1")
+    assert not (tmp_path / "m").exists()
+
+
 def brute_pairs(y, qid):
     return [sum(1 for i, j in itertools.product(range(len(y)), repeat=2)
                 if qid[i] == q == qid[j] and y[i] > y[j]) for q in sorted(set(qid.tolist()))]

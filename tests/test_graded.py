@@ -435,3 +435,11 @@ def test_ndcg_gains_keyword():
     assert ndcg(y, s, gains="linear") == pytest.approx(got / ideal)
     with pytest.raises(ValueError, match="gains"):
         ndcg(y, s, gains="cubic")
+
+
+def test_k_is_refused_for_the_losses_that_do_not_truncate():
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    y = np.tile([0, 1, 2, 0, 1], 4)
+    for loss in ("ap", "roc", "pairs"):
+        with pytest.raises(ValueError, match=f"^k: only loss='ndcg' takes k .*'{loss}'"):
+            RankSVM(loss=loss, k=3).fit(X, y, group=[5] * 4)

@@ -234,6 +234,7 @@ def dask_client(args):
         from .. import dask as svmrank_dask
     except ImportError as exc:
         raise CLIError(f"--dask: {exc}") from None
+    svmrank_dask.shard_paths(args.example_file)  # (a bad glob before the cluster starts)
     client = svmrank_dask.connect(args.dask)
     try:
         yield svmrank_dask, client

@@ -9,7 +9,8 @@ from .. import __version__
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
 from ..io.svmlight import load_svmlight
-from .common import CLIError, dask_client, fit_and_write, run
+from ..graded import MAX_LEVEL, graded_levels
+from .common import CLIError, dask_client, example_place, fit_and_write, run
 from .dialects import (UNUSED, USED, Dialect, Option, c_option, dask_option, e_option,
                        kernel_options, learner_positionals, plot_options, rescaling_options,
                        solver_settings, verbosity_options)
@@ -119,9 +120,21 @@ def learn(argv):
     if args.v >= 1:
         print("Reading training examples...", end="", flush=True)
     X, y, qid = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES)
+    check_levels(y, args.example_file)
     estimator = estimator_for(args, pairs_per_query(y, qid), X.shape)
     fit_and_write(estimator, X, y, args, "Writing learned model...done", qid=qid)
     return 0
+
+
+def check_levels(y, path):
+    """The labels as relevance levels (:func:`svmrank.graded.graded_levels`), or a
+    ValueError naming the file and line of the first that is not one."""
+    try:
+        graded_levels(y)
+    except ValueError:
+        k = int(np.argmax((y < 0) | (y != np.round(y)) | (y > MAX_LEVEL)))
+        raise ValueError(f"{path}: {example_place(path, k)}: graded relevance labels must be "
+                         f"integers in 0..{MAX_LEVEL}, got {y[k]:g}") from None
 
 
 def estimator_for(args, pairs, shape):

@@ -79,6 +79,17 @@ class LinearScorerMixin:
         X = self._validate_X(X, reset=False)
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
 
+    def _scores_and_labels(self, X, y, qid, group=None):
+        """(scores, y, qid) that ``score`` ranks: X's scores, or for partitioned X (y, qid
+        and group None) its scores with the shards' labels and queries."""
+        if not is_partitioned(X):
+            return self.decision_function(X), y, qid
+        if y is not None or qid is not None or group is not None:
+            raise ValueError(f"y, qid: {type(self).__name__}.score on partitioned data reads "
+                             "the labels and queries from the shards; pass them as None")
+        check_is_fitted(self)
+        return X.decision_function(self.coef_, self.intercept_, labels=True)
+
 
 def class_relevance(classes):
     """Which of the sorted class labels are relevant: numbers > 0 (strings of numbers

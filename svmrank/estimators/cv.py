@@ -15,6 +15,7 @@ from ..metrics import average_precision, mean_over_ranked_queries, roc_auc
 from ..parallel import effective_n_jobs, threads
 from ..problems.graded import GradedRankingProblem
 from ..problems.ranking import RankingProblem
+from .base import is_partitioned
 from .ranking import RankSVM
 
 # scoring= strings: the measure averaged over the queries with a relevant and a
@@ -245,6 +246,9 @@ class RankSVMCV(RankSVM):
         """Cross-validate C on X, y and the queries (``qid``, or LightGBM's ``group``),
         then refit at the best C; ``eval_set`` and ``early_stopping_rounds`` are the
         refit's, as in :meth:`RankSVM.fit`."""
+        if is_partitioned(X):
+            raise ValueError(f"X: {type(self).__name__} trains on data in memory (client= runs "
+                             "its folds on Dask); on partitioned data fit RankSVM per C")
         Cs = log_grid(self.Cs)
         scorer = check_scoring(self.scoring)
         base = self._base(C=float(Cs[0]))

@@ -107,6 +107,8 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         for a binary rank loss (checks pair_loss, gains and k)."""
         pair_loss = getattr(self, "pair_loss", "fraction")
         graded = GradedNDCG(getattr(self, "gains", "exp"), getattr(self, "k", None))
+        if graded.k is not None and self.loss != "ndcg":
+            raise ValueError(f"k: only loss='ndcg' takes k (NDCG@k), not loss={self.loss!r}")
         pairwise = PairwiseLoss(pair_loss)
         if isinstance(self.loss, str) and self.loss == "pairs":
             return pairwise
@@ -212,9 +214,10 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         1 − the fraction of swapped pairs (ties count ½) per query; for graded NDCG: NDCG@k
         with the fitted gains (:func:`svmrank.metrics.ndcg`); both over the queries of two
         levels or more. Without queries, rows that outnumber the largest training query
-        are scored as one, with a warning."""
+        are scored as one, with a warning. X may be partitioned data (y and qid None:
+        from its shards)."""
         refuse_sample_weight(sample_weight, type(self).__name__)
-        scores = self.decision_function(X)
+        scores, y, qid = self._scores_and_labels(X, y, qid, group)
         qid = score_queries(self, qid, group, len(scores))
         loss = self.loss_
         if isinstance(loss, (PairwiseLoss, GradedNDCG)):
@@ -376,8 +379,9 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
 
     def score(self, X, y, qid=None, sample_weight=None, group=None):
         """Mean AP of the scores over the queries (``qid`` or ``group``) with a relevant
-        and a non-relevant sample (``sample_weight`` must be None)."""
+        and a non-relevant sample (``sample_weight`` must be None); X may be partitioned
+        data (y and qid None: from its shards)."""
         refuse_sample_weight(sample_weight, type(self).__name__)
-        scores = self.decision_function(X)
+        scores, y, qid = self._scores_and_labels(X, y, qid, group)
         qid = score_queries(self, qid, group, len(scores))
         return mean_over_ranked_queries(average_precision, self._relevance(y), scores, qid)
