@@ -92,6 +92,12 @@ def _count(chunks):
     return len(chunks)
 
 
+def _widen(part, width):
+    """The partition with ``width`` columns (empty ones added)."""
+    X, y, qid = part
+    return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width)), y, qid
+
+
 def _partition_scores(part, w, intercept, labels=False):
     scores = np.asarray(part[0] @ w).ravel() + intercept
     return (scores, part[1], part[2]) if labels else scores
@@ -267,8 +273,9 @@ def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
     the shards: the last lines of a shard and the first of the next); a qid seen again
     after other queries in another partition is refused, naming file:line. The rank
     losses run the inference of such a query on the driver (docs/dask.md). Every shard
-    is read with the same number of features: ``n_features``, or the highest feature
-    index, which must then be the same in every shard.
+    is read with the same number of features: ``n_features``; or None, the highest
+    feature index, which must then be the same in every shard; or "max", the highest
+    over all the shards (as the shards put together in one file would be read).
 
     Parameters
     ----------
@@ -277,7 +284,7 @@ def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
     blocksize : int, optional
         Bytes of text a partition (queries are never cut: one larger than it makes a
         larger partition). None: one partition a shard.
-    n_features : int, optional
+    n_features : int, None or "max"
     client : distributed.Client, optional
         Default: the current client (``distributed.get_client()``).
 
@@ -285,6 +292,9 @@ def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
     -------
     SvmlightPartitions
     """
+    widest = isinstance(n_features, str) and n_features == "max"
+    if widest:
+        n_features = None
     if blocksize is not None and (isinstance(blocksize, bool) or int(blocksize) != blocksize
                                   or blocksize < 1):
         raise ValueError(f"blocksize: expected None or a positive integer, got {blocksize!r}")
@@ -303,11 +313,14 @@ def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
         del shards  # (the chunks' futures keep what they need)
     summaries = client.gather([client.submit(_shard_summary, f) for f in futures])
     widths = {src[0]: s["n_columns"] for src, s in zip(sources, summaries)}
-    if n_features is None and len(set(widths.values())) > 1:
+    if n_features is None and not widest and len(set(widths.values())) > 1:
         detail = ", ".join(f"{p}: {n}" for p, n in widths.items())
         raise ValueError(f"paths_or_glob: the shards have different feature counts ({detail}); "
-                         "pass n_features=")
-    width = n_features if n_features is not None else widths[paths[0]]
+                         "pass n_features= (an int, or 'max' for the highest)")
+    width = n_features if n_features is not None else max(widths.values())
+    if widest:  # (the narrower partitions padded where they are)
+        futures = [f if s["n_columns"] == width else client.submit(_widen, f, width)
+                   for f, s in zip(futures, summaries)]
     labels = np.unique(np.concatenate([s["labels"] for s in summaries]))
     n_rows = np.array([s["n_rows"] for s in summaries])
     data = SvmlightPartitions(client, paths, futures, n_rows, int(width), labels)

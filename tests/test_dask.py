@@ -155,6 +155,12 @@ def test_bad_input_is_refused_before_training(client, tmp_path):
     (tmp_path / "b.txt").write_text("1 qid:2 1:1 2:1 3:1\n0 qid:2 1:0.5\n")
     with pytest.raises(ValueError, match="different feature counts"):
         svmrank_dask.read_svmlight([tmp_path / "a.txt", tmp_path / "b.txt"], client=client)
+    # n_features="max" (the CLIs'): the widest shard's width, as one file would be read
+    widest = svmrank_dask.read_svmlight([tmp_path / "a.txt", tmp_path / "b.txt"],
+                                        n_features="max", client=client)
+    X, _, _ = widest.gather()
+    assert widest.shape == X.shape == (4, 3)
+    np.testing.assert_array_equal(X.toarray(), [[1, 1, 0], [0.5, 0, 0], [1, 1, 1], [0.5, 0, 0]])
     (tmp_path / "c.txt").write_text("# a comment\n1 qid:2 1:1 2:1\n1 qid:1 1:1 2:1\n")
     with pytest.raises(ValueError, match=r"c.txt:3: qid:1 appears again after other queries"):
         svmrank_dask.read_svmlight([tmp_path / "a.txt", tmp_path / "c.txt"], client=client)

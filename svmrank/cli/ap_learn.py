@@ -307,7 +307,8 @@ def learn_on_dask(args, estimator):
     check_writable(args.model_file, inputs=[])
     start = time.perf_counter()
     with dask_client(args) as (svmrank_dask, client):
-        data = svmrank_dask.read_svmlight(args.example_file, client=client)
+        data = svmrank_dask.read_svmlight(args.example_file, n_features="max",
+                                          client=client)
         if args.v >= 1:
             print(f"Reading training examples... {data.shape[0]} examples, {data.shape[1]} "
                   f"features, {len(data.paths)} shards.", flush=True)

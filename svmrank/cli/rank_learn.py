@@ -159,7 +159,8 @@ def learn_on_dask(args):
     with dask_client(args) as (svmrank_dask, client):
         if args.v >= 1:
             print("Reading training examples...", end="", flush=True)
-        data = svmrank_dask.read_svmlight(args.example_file, client=client)
+        data = svmrank_dask.read_svmlight(args.example_file, n_features="max",
+                                          client=client)
         estimator = estimator_for(args, data.query_pairs(), data.shape)
         fit_and_write(estimator, data, None, args, "Writing learned model...done")
     return 0
