@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from svmrank import _latent_fast
 from svmrank.estimators.latent import LatentAPSVM
-from svmrank.estimators.ranking import APSVM, RankSVM
+from svmrank.estimators.high_order import HOBSVM
+from svmrank.estimators.ranking import APSVM, BinarySVM, RankSVM
 from svmrank.inference import lai_queries
 from svmrank.parallel import current_threads, effective_n_jobs, threads
 
@@ -105,13 +106,23 @@ def ranking_data(seed=0, n_queries=60):
 
 @pytest.mark.parametrize("make", [lambda k: APSVM(C=10.0, n_jobs=k),
                                   lambda k: RankSVM(loss="ndcg", C=10.0, n_jobs=k),
-                                  lambda k: RankSVM(loss="pairs", C=10.0, n_jobs=k)])
+                                  lambda k: RankSVM(loss="pairs", C=10.0, n_jobs=k),
+                                  lambda k: BinarySVM(C=10.0, n_jobs=k),
+                                  lambda k: BinarySVM(loss="f1", C=10.0, n_jobs=k)])
 def test_fits_are_bitwise_the_same_on_any_thread_count(make):
     X, y, qid = ranking_data()
     fits = [make(k).fit(X, y, qid=qid) for k in THREADS]
     for fit in fits[1:]:
         assert np.array_equal(fit.coef_, fits[0].coef_)
         assert fit.objective_ == fits[0].objective_ and fit.n_iter_ == fits[0].n_iter_
+
+
+def test_high_order_binary_fit_is_the_same_on_any_thread_count():
+    X, y, _ = ranking_data(n_queries=10)
+    edges = np.column_stack([np.arange(len(y) - 1), np.arange(1, len(y))])
+    fits = [HOBSVM(C=10.0, n_jobs=k).fit(X, y, edges=edges) for k in THREADS]
+    for fit in fits[1:]:
+        assert np.array_equal(fit.coef_, fits[0].coef_) and fit.objective_ == fits[0].objective_
 
 
 def test_latent_fit_is_the_same_on_any_thread_count():

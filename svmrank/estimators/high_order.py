@@ -147,6 +147,9 @@ class HOBSVM(_HighOrderEstimator):
         1: a live line on a terminal (see :mod:`svmrank.progress`), plain lines
         otherwise; HOAPSVM's plain lines are one per CCCP round (at 2, every
         iteration's too).
+    n_jobs : int or None, default None
+        Threads of the sparse products (None or -1: every core; see
+        :func:`svmrank.parallel.effective_n_jobs`). The result does not depend on it.
 
     Attributes
     ----------
@@ -158,7 +161,8 @@ class HOBSVM(_HighOrderEstimator):
     """
 
     def __init__(self, C=1.0, eta=1.0, pairwise_features=None, J=None, epsilon=1e-3,
-                 bias=1.0, max_iter=10000, verbose=0):
+                 bias=1.0, max_iter=10000, verbose=0, n_jobs=None):
+        self.n_jobs = n_jobs
         self.C = C
         self.eta = eta
         self.pairwise_features = pairwise_features

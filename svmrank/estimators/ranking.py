@@ -308,6 +308,10 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
         Value of the constant bias feature (0: no bias).
     max_iter : int
     verbose : int
+    n_jobs : int or None, default None
+        Threads of the sparse products and the losses' inference (None or -1: every
+        core; see :func:`svmrank.parallel.effective_n_jobs`). The result does not depend
+        on it.
 
     Attributes
     ----------
@@ -322,7 +326,8 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
     """
 
     def __init__(self, C=1.0, epsilon=1e-3, bias=1.0, max_iter=10000, verbose=0, loss="error",
-                 k=None):
+                 k=None, n_jobs=None):
+        self.n_jobs = n_jobs
         self.loss = loss
         self.k = k
         self.C = C
