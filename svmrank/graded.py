@@ -27,6 +27,11 @@ MAX_DP_STATES = 10_000_000
 MAX_LEVEL = 1000
 
 
+def not_levels(values):
+    """Mask of the values that are not relevance levels (integers in 0..MAX_LEVEL)."""
+    return (values < 0) | (values != np.round(values)) | (values > MAX_LEVEL)
+
+
 def graded_levels(y, name="y"):
     """Integer relevance levels of labels ``y``: two values the lower of which is <= 0
     are binary relevance (y > 0, as SVM-light reads -1/+1); otherwise the labels must be
@@ -35,8 +40,9 @@ def graded_levels(y, name="y"):
     values = np.unique(y)
     if len(values) <= 2 and values[0] <= 0:
         return (y > 0).astype(np.int64)
-    if values[0] < 0 or np.any(values != np.round(values)) or values[-1] > MAX_LEVEL:
-        bad = values[(values < 0) | (values != np.round(values)) | (values > MAX_LEVEL)][0]
+    bad = not_levels(values)
+    if bad.any():
+        bad = values[bad][0]
         raise ValueError(f"{name}: graded relevance labels must be integers in "
                          f"0..{MAX_LEVEL}, got {bad:g}")
     return y.astype(np.int64)

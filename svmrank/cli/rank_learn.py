@@ -9,7 +9,7 @@ from .. import __version__
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
 from ..io.svmlight import load_svmlight
-from ..graded import MAX_LEVEL, graded_levels
+from ..graded import MAX_LEVEL, graded_levels, not_levels
 from .common import CLIError, dask_client, example_place, fit_and_write, run
 from .dialects import (UNUSED, USED, Dialect, Option, c_option, dask_option, e_option,
                        kernel_options, learner_positionals, plot_options, rescaling_options,
@@ -132,7 +132,7 @@ def check_levels(y, path):
     try:
         graded_levels(y)
     except ValueError:
-        k = int(np.argmax((y < 0) | (y != np.round(y)) | (y > MAX_LEVEL)))
+        k = int(np.argmax(not_levels(y)))
         raise ValueError(f"{path}: {example_place(path, k)}: graded relevance labels must be "
                          f"integers in 0..{MAX_LEVEL}, got {y[k]:g}") from None
 
