@@ -47,8 +47,12 @@ def test_learn_then_classify(data, tmp_path, capsys):
 
 def test_quiet_and_other_losses(data, tmp_path, capsys):
     train, _ = data
-    for loss in ["ndcg", "10", "roc", "2", "error", "11"]:
+    for loss in ["ndcg", "10", "roc", "11"]:
         assert ap_learn.main(["-v", "0", "-l", loss, "-c", "1", str(train), str(tmp_path / "m")]) == 0
+    flat = tmp_path / "flat.dat"  # (-l 2 refuses queries)
+    flat.write_text(re.sub(r" qid:\d+", "", train.read_text()))
+    for loss in ["2", "error"]:
+        assert ap_learn.main(["-v", "0", "-l", loss, "-c", "1", str(flat), str(tmp_path / "m")]) == 0
     assert capsys.readouterr().out == ""
 
 

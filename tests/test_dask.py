@@ -1,4 +1,6 @@
 """Training on a Dask cluster (svmrank.dask) equals training in memory."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -196,6 +198,11 @@ def test_cli_dask(client, tmp_path, capsys):
     assert "local:N" in capsys.readouterr().err  # (an unreachable address: test_bad_input)
     assert ap_learn.main(["--dask", address, "--approx", "10", str(path), str(model)]) != 0
     assert "--dask cannot be combined" in capsys.readouterr().err
+    # -l 2 cannot honour queries: refused on the shards as in memory (one query is fine)
+    assert ap_learn.main(["-v", "0", "-l", "2", "--dask", address, str(path), str(model)]) == 0
+    ranked = Path(__file__).resolve().parent.parent / "data_examples" / "rank_train.dat"
+    assert ap_learn.main(["-l", "2", "--dask", address, str(ranked), str(model)]) != 0
+    assert "cannot honour its 6 queries (qid)" in capsys.readouterr().err
     # a glob that matches nothing: said before any scheduler is asked (none answers here)
     assert ap_learn.main(["--dask", "tcp://127.0.0.1:9", str(tmp_path / "no-*.dat"),
                           str(model)]) != 0

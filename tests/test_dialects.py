@@ -171,10 +171,14 @@ def test_rank_classify_reads_svm_rank_models(tmp_path, capsys):
 
 # ---------------------------------------------------------------- svm_ap_learn -l 2
 
-def test_ap_learn_error_rate_on_queries_warns(tmp_path, capsys):
-    assert ap_learn.main(["-v", "0", "-l", "2", "-c", "1", str(TRAIN), str(tmp_path / "m")]) == 0
-    err = capsys.readouterr().err
-    assert "ignores the queries (qid)" in err and len(err.strip().splitlines()) == 1
+def test_ap_learn_error_rate_on_queries_is_refused(tmp_path, capsys):
+    """Issue 25: -l 2 cannot honour queries, so ranked data is refused, not merged."""
+    model = tmp_path / "m"
+    assert ap_learn.main(["-v", "0", "-l", "2", "-c", "1", str(TRAIN), str(model)]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(TRAIN) in err
+    assert "cannot honour its 6 queries (qid)" in err and "svm_perf_learn -l 2" in err
+    assert not model.exists()
 
 
 # ---------------------------------------------------------------- svm_learn

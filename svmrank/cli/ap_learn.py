@@ -42,9 +42,9 @@ error rate and -c (25 * C_perf) for ROC area (docs/algorithms.md), and its epsil
 C times the squared norm of a cutting plane (about that of an example) must stay
 below 1e18, what float64 training resolves: a larger C or larger features are refused
 (scaling the features by s acts as multiplying C by s^2).
-With -l 2 the problem is 1/2|w|^2 + (C/n) sum_i hinge_i: SVM-light's C is C/n; it
-ignores qid (a warning says so: svm_rank_learn ranks within queries). Lines with qid:N form
-queries: one ranking each, the loss averaged over queries; queries without a
+With -l 2 the problem is 1/2|w|^2 + (C/n) sum_i hinge_i: SVM-light's C is C/n; a
+file with several queries is refused (svm_perf_learn -l 2 ignores qid). Lines with
+qid:N form queries: one ranking each, the loss averaged over queries; queries without a
 relevant (label > 0) or without a non-relevant example are skipped with a warning.
 
 Only the 1-slack algorithm with margin rescaling is implemented: -w 3 and -w 4 (the
@@ -275,17 +275,23 @@ def learn(argv):
             estimator.fit(X, y, edges=edges_for_examples(X.shape[0], args.edges, args.groups,
                                                          qid, keys))
         else:
-            if args.loss == "error" and len(set(qid.tolist())) > 1:
-                warnings.warn(f"{args.example_file}: -l 2 trains a binary classifier "
-                              "(label > 0 against the rest) and ignores the queries (qid); "
-                              "to rank within queries use -l ap, ndcg or roc, or "
-                              "svm_rank_learn", UserWarning, stacklevel=2)
+            if args.loss == "error":
+                refuse_queries(len(set(qid.tolist())))
             estimator.fit(X, y, qid=qid if (qid != 0).any() else None)
     except InputFormatError:  # (a malformed --edges file: its message names it)
         raise
     except ValueError as exc:  # the data cannot be trained on: say which file
         raise ValueError(f"{args.example_file}: {exc}") from None
     return write_and_report(args, estimator, X.shape[0], time.perf_counter() - start)
+
+
+def refuse_queries(n_queries):
+    """-l 2 on a file of several queries: refused, never a silent merge (issue 25)."""
+    if n_queries > 1:
+        raise ValueError(f"-l 2 trains one binary classifier (label > 0 against the rest) "
+                         f"and cannot honour its {n_queries} queries (qid); rank within "
+                         "queries with -l ap, ndcg or roc (or svm_rank_learn), or train the "
+                         "error rate over all lines with svm_perf_learn -l 2")
 
 
 def write_and_report(args, estimator, n_train, elapsed):
@@ -313,6 +319,8 @@ def learn_on_dask(args, estimator):
             print(f"Reading training examples... {data.shape[0]} examples, {data.shape[1]} "
                   f"features, {len(data.paths)} shards.", flush=True)
         try:
+            if args.loss == "error":
+                refuse_queries(len(data.query_pairs()))
             estimator.fit(data)
         except ValueError as exc:
             raise ValueError(f"{args.example_file}: {exc}") from None
