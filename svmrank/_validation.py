@@ -49,15 +49,18 @@ def check_matrix(X, name="X", n_features=None, min_features=1):
             arr = np.asarray(X)
             complex_data = arr.dtype.kind == "c"
             arr = arr if complex_data else arr.astype(np.float64, copy=False)
-        except TypeError as exc:
+        except TypeError as exc:  # (pandas' NA is a missing value: NaN's ValueError)
+            if "NAType" in str(exc):
+                raise ValueError(f"{name}: contains NaN or infinite values (pd.NA)") from None
             raise TypeError(f"{name}: cannot convert to a float64 array ({exc})") from None
         except ValueError as exc:
             raise ValueError(f"{name}: cannot convert to a float64 array ({exc})") from None
         if complex_data:
             raise ValueError(f"{name}: Complex data not supported")
         if arr.ndim != 2:
-            raise ValueError(f"{name}: expected a 2-d array, got {arr.ndim}-d; Reshape your data "
-                             "with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample")
+            raise ValueError(f"{name}: expected a 2-d array, got {arr.ndim}-d" + (
+                "; Reshape your data with X.reshape(-1, 1) for one feature or X.reshape(1, -1) "
+                "for one sample" if arr.ndim < 2 else ""))
         X = sp.csr_matrix(arr)
     for axis, what in ((0, "sample"), (1, "feature"))[:2 if min_features else 1]:
         if X.shape[axis] == 0:
@@ -147,9 +150,10 @@ def check_random_state(seed):
         return seed
     if isinstance(seed, np.random.RandomState):
         return np.random.default_rng(seed.randint(2**63, dtype=np.int64))
-    if seed is None or isinstance(seed, (numbers.Integral, np.integer)):
+    if seed is None or (isinstance(seed, (numbers.Integral, np.integer))
+                        and not isinstance(seed, (bool, np.bool_)) and seed >= 0):
         return np.random.default_rng(seed)
-    raise ValueError(f"random_state must be None, an int, a numpy Generator or RandomState, "
+    raise ValueError(f"random_state must be None, an int >= 0, a numpy Generator or RandomState, "
                      f"got {seed!r}")
 
 

@@ -199,6 +199,43 @@ def test_cv_bad_input():
             APSVMCV(fold_epsilon=bad).fit(X, y, qid=qid)
 
 
+def test_cv_review_findings():
+    """Review 21: feature names, best_score_ with eval_set, cv strings and None, a
+    column-vector y, a NaN qid and a fold without a ranked query."""
+    pd = pytest.importorskip("pandas")
+    X, y, qid = ranking_data(n_queries=6, per_query=10)
+    columns = [f"f{j}" for j in range(X.shape[1])]
+    df = pd.DataFrame(X, columns=columns)
+    model = APSVMCV(Cs=[0.1, 10.0], cv=2).fit(df, y, qid=qid)
+    assert list(model.feature_names_in_) == columns
+    assert list(model.best_estimator_.feature_names_in_) == columns
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.decision_function(df[columns[::-1]])
+    with pytest.raises(ValueError, match="^eval_set X_val: its columns are not the feature"):
+        APSVMCV(Cs=[0.1, 10.0], cv=2).fit(df, y, qid=qid, eval_set=(df[columns[::-1]], y, qid))
+    # best_score_ stays the folds' mean at C_; the refit's validation result is its own
+    plain = APSVMCV(Cs=[0.1, 1.0, 10.0], cv=3).fit(X, y, qid=qid)
+    X_val, y_val, qid_val = ranking_data(n_queries=3, per_query=10, seed=5)
+    monitored = APSVMCV(Cs=[0.1, 1.0, 10.0], cv=3).fit(X, y, qid=qid,
+                                                       eval_set=(X_val, y_val, qid_val))
+    assert monitored.best_score_ == plain.best_score_ == plain.scores_.mean(axis=0).max()
+    assert monitored.best_estimator_.best_score_ != monitored.best_score_
+    assert not hasattr(monitored, "best_iteration_")
+    with pytest.raises(ValueError, match="^cv: expected an int, a splitter"):
+        APSVMCV(cv="5").fit(X, y, qid=qid)
+    assert APSVMCV(Cs=[1.0], cv=None).fit(X, y, qid=qid).scores_.shape == (5, 1)  # sklearn's 5
+    with pytest.warns(Warning, match="column-vector y"):
+        column = APSVMCV(Cs=[0.1, 10.0], cv=2).fit(X, y[:, None], qid=qid)
+    np.testing.assert_array_equal(column.coef_, APSVMCV(Cs=[0.1, 10.0], cv=2).fit(
+        X, y, qid=qid).coef_)
+    with pytest.raises(ValueError, match="^qid: contains NaN"):
+        APSVMCV(cv=2).fit(X, y, qid=np.where(qid == 0, np.nan, qid))
+    lonely = np.zeros_like(y)  # (one ranked query: the folds without it cannot train)
+    lonely[0] = 1.0
+    with pytest.raises(ValueError, match=r"^cv: the training part of a fold \(50 rows\) cannot"):
+        APSVMCV(Cs=[1.0], cv=6).fit(X, lonely, qid=qid)
+
+
 def test_cv_on_dask_client_equals_the_local_run():
     distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed")
     X, y, qid = ranking_data(n_queries=9)

@@ -86,3 +86,65 @@ def test_subgraph_edges():
         where = {int(r): k for k, r in enumerate(rows)}
         expected = [[where[u], where[v]] for u, v in e.tolist() if u in where and v in where]
         assert subgraph_edges(e, rows).tolist() == expected
+
+
+def test_review21_estimator_findings():
+    """Review 21: stale validation results, eval_set checks, bad y in score, pd.NA,
+    random_state -1 and the messages' lists."""
+    pd = pytest.importorskip("pandas")
+    from svmrank import APSVM, BinarySVM, LatentAPSVM, TopKSVM
+    from svmrank.datasets import make_bags
+    X, y, qid = make_ranking(120, 6, n_queries=4, density=1.0, random_state=0)
+    X = X.toarray()
+    # a refit without eval_set drops the earlier fit's best_iteration_ / best_score_
+    for model, extra in ((APSVM(C=10.0), {"qid": qid}), (BinarySVM(C=10.0), {})):
+        model.fit(X, y, eval_set=(X, y), **extra)
+        assert model.best_iteration_ >= 1
+        model.fit(X, y, **extra)
+        assert not hasattr(model, "best_iteration_") and not hasattr(model, "best_score_")
+    labels = np.arange(60) % 3
+    topk = TopKSVM(k=1, max_epoch=5).fit(X[:60], labels, eval_set=(X[:60], labels))
+    assert hasattr(topk, "best_score_")
+    assert not hasattr(topk.fit(X[:60], labels), "best_score_")
+    # eval_set: a DataFrame with other columns, and a wrong-length qid_val before any work
+    columns = [f"f{j}" for j in range(X.shape[1])]
+    df = pd.DataFrame(X, columns=columns)
+    with pytest.raises(ValueError, match="^eval_set X_val: its columns are not the feature"):
+        APSVM().fit(df, y, qid=qid, eval_set=(df[columns[::-1]], y, qid),
+                    early_stopping_rounds=2)
+    with pytest.raises(ValueError, match="^eval_set qid_val: expected length 120, got 119$"):
+        APSVM().fit(X, y, qid=qid, eval_set=(X, y, qid[:-1]))
+    # score names y; a column vector is ravelled as in fit
+    model = APSVM(C=10.0).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="^y: expected length 120, got 119$"):
+        model.score(X, y[:-1], qid=qid)
+    with pytest.warns(Warning, match="column-vector y"):
+        assert model.score(X, y[:, None], qid=qid) == model.score(X, y, qid=qid)
+    # pandas' NA is a missing value (ValueError, as NaN), not a TypeError
+    holed = df.astype({"f0": "Float64"})
+    holed.loc[0, "f0"] = pd.NA
+    with pytest.raises(ValueError, match=r"^X: contains NaN or infinite values \(pd.NA\)$"):
+        APSVM().fit(holed, y, qid=qid)
+    bags_X, bags_y, bags, _ = make_bags(n_bags=12, n_features=4, random_state=0)
+    with pytest.raises(ValueError, match="^random_state must be None, an int >= 0"):
+        LatentAPSVM(random_state=-1, init="random").fit(bags_X, bags_y, bags=bags)
+    with pytest.raises(ValueError, match="'pairs'"):
+        RankSVM(loss="bogus").fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="^X: expected a 2-d array, got 3-d$"):
+        APSVM().fit(X[:, :, None], y)
+
+
+def test_latent_score_without_bags_warns_once_per_call():
+    pd = pytest.importorskip("pandas")
+    from svmrank import LatentAPSVM
+    from svmrank.datasets import make_bags
+    X, y, bags, _ = make_bags(n_bags=20, n_features=4, random_state=0)
+    columns = [f"f{j}" for j in range(X.shape[1])]
+    model = LatentAPSVM(C=10.0, n_init=1).fit(pd.DataFrame(X, columns=columns), y, bags=bags)
+    assert model.max_bag_size_ > 1
+    with pytest.warns(UserWarning, match="got no bags: every row is scored as its own bag"):
+        model.score(pd.DataFrame(X, columns=columns), y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.decision_function(X, bags=bags)  # (an array: one feature-names warning)
+    assert sum("feature names" in str(w.message) for w in caught) == 1

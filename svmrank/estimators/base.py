@@ -83,12 +83,22 @@ class LinearScorerMixin:
         """(scores, y, qid) that ``score`` ranks: X's scores, or for partitioned X (y, qid
         and group None) its scores with the shards' labels and queries."""
         if not is_partitioned(X):
-            return self.decision_function(X), y, qid
+            scores = self.decision_function(X)
+            return scores, score_labels(y, len(scores)), qid
         if y is not None or qid is not None or group is not None:
             raise ValueError(f"y, qid: {type(self).__name__}.score on partitioned data reads "
                              "the labels and queries from the shards; pass them as None")
         check_is_fitted(self)
         return X.decision_function(self.coef_, self.intercept_, labels=True)
+
+
+def score_labels(y, n):
+    """``score``'s labels y as a 1-d array of ``n`` (a column vector is ravelled with
+    scikit-learn's DataConversionWarning, as in ``fit``)."""
+    labels = np.asarray(y) if y is not None else y
+    if labels is not None and labels.ndim == 2 and labels.shape[1] == 1:
+        labels = column_or_1d(labels, warn=True)
+    return check_vector(labels, "y", n=n, dtype=None, finite=False)
 
 
 def class_relevance(classes):
@@ -211,6 +221,8 @@ class CuttingPlaneEstimator(SvmrankEstimator):
         """:meth:`_solve` (under a monitor with ``monitor_options`` when given: see
         :meth:`_eval_options`), keeping the learner's report as fitted attributes. With
         early stopping the result's w is that of the best validation score."""
+        # (a fit replaces the fitted state: no earlier fit's validation result)
+        drop_attributes(self, "best_iteration_", "best_score_")
         if monitor_options is None:
             result = self._solve(problem, **learner_options)
         else:
@@ -218,8 +230,9 @@ class CuttingPlaneEstimator(SvmrankEstimator):
                 result = self._solve(problem, **learner_options)
             if monitor.stopped_early:
                 result.w = monitor.best_w
-            self.best_iteration_ = monitor.best_iteration
-            self.best_score_ = monitor.best_score
+            if monitor.evaluate is not None:
+                self.best_iteration_ = monitor.best_iteration
+                self.best_score_ = monitor.best_score
         self._keep_report(result)
         return result
 
@@ -233,9 +246,12 @@ class CuttingPlaneEstimator(SvmrankEstimator):
             if early_stopping_rounds is not None:
                 raise ValueError("early_stopping_rounds: needs an eval_set to score")
             return None
-        X_val = check_eval_X(eval_set, n_features, "qid_val")
+        X_val = check_eval_X(eval_set, n_features, "qid_val", owner=self)
         y_val = check_vector(self._relevance(eval_set[1]), "eval_set y_val", n=X_val.shape[0])
         qid_val = eval_set[2] if len(eval_set) == 3 else None
+        if qid_val is not None:  # (checked before the fit starts)
+            query_segments(check_vector(qid_val, "eval_set qid_val", n=X_val.shape[0],
+                                        dtype=None, finite=False), X_val.shape[0])
         if early_stopping_rounds is not None:
             check_int(early_stopping_rounds, "early_stopping_rounds")
 
@@ -292,18 +308,43 @@ class CuttingPlaneEstimator(SvmrankEstimator):
         self.n_iter_ = sum(r.n_iter for r in solves)
 
 
-def check_eval_X(eval_set, n_features, third=None):
+def check_eval_X(eval_set, n_features, third=None, owner=None):
     """The validated X_val of ``eval_set = (X_val, y_val[, third])`` (without
-    ``third``: a pair only)."""
+    ``third``: a pair only); with ``owner`` (an estimator whose fit has validated X),
+    a DataFrame's columns must be X's (:func:`check_eval_names`)."""
     lengths = (2,) if third is None else (2, 3)
     if not isinstance(eval_set, (tuple, list)) or len(eval_set) not in lengths:
         raise ValueError("eval_set: expected a tuple (X_val, y_val)"
                          + (f" or (X_val, y_val, {third})" if third else ""))
+    if owner is not None:
+        check_eval_names(owner, eval_set)
     X_val = check_matrix(eval_set[0], "eval_set X_val")
     if X_val.shape[1] != n_features:
         raise ValueError(f"eval_set X_val: has {X_val.shape[1]} features, but the training "
                          f"X has {n_features}")
     return X_val
+
+
+def check_eval_names(owner, eval_set):
+    """Refuse an ``eval_set`` X_val DataFrame whose columns are not the feature names
+    ``owner`` was fitted with (validation scores of misaligned columns would choose
+    the kept w); X_val without names is used by position, as at predict time."""
+    names = getattr(owner, "feature_names_in_", None)
+    columns = getattr(eval_set[0], "columns", None) if isinstance(eval_set, (tuple, list)) \
+        and eval_set else None
+    if names is None or columns is None:
+        return
+    columns = np.asarray(columns, dtype=object)
+    if columns.shape != names.shape or not np.array_equal(columns, names):
+        raise ValueError("eval_set X_val: its columns are not the feature names of X (the "
+                         "same names in the same order); select them with X_val[X.columns]")
+
+
+def drop_attributes(estimator, *names):
+    """Delete the fitted attributes ``names`` that ``estimator`` has (an earlier fit's)."""
+    for name in names:
+        if hasattr(estimator, name):
+            delattr(estimator, name)
 
 
 def is_partitioned(X):
@@ -377,7 +418,7 @@ def refuse_sample_weight(sample_weight, owner):
     passes under metadata routing); the measures here are per query, unweighted."""
     if sample_weight is not None:
         raise ValueError(f"sample_weight: {owner}.score does not weight samples (its measure "
-                         "is computed per query); pass None")
+                         "is not a sum over samples); pass None")
 
 
 def fit_queries(estimator, qid, group, n_samples):

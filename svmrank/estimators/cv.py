@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from sklearn.model_selection import GroupKFold, StratifiedKFold
 
-from .._validation import check_int, check_matrix, check_positive, qid_from_group
+from .._validation import check_int, check_positive, check_vector, qid_from_group, query_segments
 from ..learners.cutting_plane import cutting_plane
 from .. import metrics
 from ..losses import get_loss
@@ -15,7 +15,7 @@ from ..metrics import average_precision, mean_over_ranked_queries, roc_auc
 from ..parallel import effective_n_jobs, threads
 from ..problems.graded import GradedRankingProblem
 from ..problems.ranking import RankingProblem
-from .base import is_partitioned
+from .base import check_eval_names, is_partitioned
 from .ranking import RankSVM
 
 # scoring= strings: the measure averaged over the queries with a relevant and a
@@ -69,8 +69,9 @@ def check_scoring(scoring):
         if scoring not in _MEASURES and factory is not None:
             try:
                 return factory(scoring)
-            except ValueError as exc:
-                raise ValueError(f"scoring: {exc}") from None
+            except ValueError as exc:  # (the measures of _MEASURES as well)
+                raise ValueError(f"scoring: {exc}, or one of "
+                                 f"{', '.join(m for m in _MEASURES if m != 'ap')}") from None
         if scoring not in _MEASURES:
             raise ValueError(f"scoring: unknown measure {scoring!r}; expected a callable "
                              f"scorer(estimator, X, y, qid=...) or one of {sorted(_MEASURES)}")
@@ -83,7 +84,12 @@ def check_scoring(scoring):
 def fold_splits(cv, X, relevance, qid):
     """Train/test index pairs: an int n is GroupKFold(n) over the queries (with one
     query, StratifiedKFold(n) over the rows by relevance); otherwise a scikit-learn
-    splitter (``split(X, y, groups=qid)``) or an iterable of pairs."""
+    splitter (``split(X, y, groups=qid)``) or an iterable of pairs; None is 5 folds,
+    as in scikit-learn."""
+    if cv is None:
+        cv = 5
+    if isinstance(cv, (str, bytes)):
+        raise ValueError(f"cv: expected an int, a splitter or (train, test) pairs; got {cv!r}")
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
         n = check_int(cv, "cv", minimum=2)
         if qid is None or np.unique(qid).size == 1:
@@ -148,10 +154,14 @@ def _walk(model, X, y, relevance, qid, train, test, Cs, scorer, epsilon):
     qid_test = None if qid is None else qid[test]
     X_test, y_test = X[test], y[test]
     graded = model._graded_loss(relevance)  # (the refit's loss: graded on graded labels)
-    # (X's training rows read in place, not copied)
-    problem = RankingProblem(X, relevance[train], qid=take(qid), loss=model.loss, lai=model.lai,
-                             rows=train) if graded is None else \
-        GradedRankingProblem(X, relevance[train], qid=take(qid), loss=graded, rows=train)
+    try:  # (X's training rows read in place, not copied)
+        problem = RankingProblem(X, relevance[train], qid=take(qid), loss=model.loss,
+                                 lai=model.lai, rows=train) if graded is None else \
+            GradedRankingProblem(X, relevance[train], qid=take(qid), loss=graded, rows=train)
+    except ValueError as exc:  # (the whole data trains, this fold's training part not)
+        raise ValueError(f"cv: the training part of a fold ({len(train)} rows) cannot be "
+                         f"trained on: {exc}; use fewer folds, or folds that spread the "
+                         "ranked queries") from None
     scores, previous, n_iter, weights = [], None, [], []
     for k, C in enumerate(Cs):
         previous = cutting_plane(problem, float(C), epsilon, max_iter=int(model.max_iter),
@@ -180,9 +190,9 @@ class RankSVMCV(RankSVM):
         ``pair_loss``, ``gains`` and ``k``; the folds train the refit's loss.
     Cs : int or list of float
         The values of C, or their number on a log scale from 1 to 1e6 (default 7).
-    cv : int, splitter or iterable of (train, test)
+    cv : None, int, splitter or iterable of (train, test)
         Folds. An int n: ``GroupKFold(n)`` over ``qid`` (``StratifiedKFold(n)`` over the
-        rows when there is one query). A splitter gets ``split(X, y > 0, groups=qid)``.
+        rows when there is one query); None: 5, as in scikit-learn. A splitter gets ``split(X, y > 0, groups=qid)``.
     scoring : None, str or callable
         None: the estimator's ``score`` (the measure of the loss); "ap", "roc", or a
         name of :func:`svmrank.metrics.make_ranking_scorer` ("ndcg", "ndcg@10", "map",
@@ -213,7 +223,8 @@ class RankSVMCV(RankSVM):
     n_iter_path_ : ndarray of shape (n_folds, n_Cs)
         Cutting-plane iterations of each warm-started fit.
     best_score_ : float
-        Mean score over the folds at ``C_``.
+        Mean score over the folds at ``C_`` (with ``eval_set``, the refit's validation
+        result is ``best_estimator_.best_score_`` and ``best_iteration_``).
     coef_, intercept_, n_iter_, objective_, ... :
         Those of the refitted :class:`RankSVM` (also kept as ``best_estimator_``),
         started from the mean of the folds' solutions at ``C_``.
@@ -255,14 +266,16 @@ class RankSVMCV(RankSVM):
         base._check_common()
         fold_epsilon = (FOLD_EPSILON_FACTOR * float(self.epsilon) if self.fold_epsilon is None
                         else check_positive(self.fold_epsilon, "fold_epsilon"))
-        X = check_matrix(X, "X")
+        X = self._validate_X(X, reset=True)  # (feature_names_in_ of a DataFrame)
+        if eval_set is not None:  # (the refit sees X's values, not its names)
+            check_eval_names(self, eval_set)
         relevance = base._fit_labels(y, X.shape[0])  # (sets base.classes_)
         y = np.asarray(y)
+        y = y.ravel() if y.ndim == 2 and y.shape[1] == 1 else y  # (_fit_labels warned)
         qid = qid_from_group(group, X.shape[0], qid)
         if qid is not None:
-            qid = np.asarray(qid)
-            if qid.shape != (X.shape[0],):
-                raise ValueError(f"qid: expected {X.shape[0]} values, got shape {qid.shape}")
+            qid = check_vector(qid, "qid", n=X.shape[0], dtype=None, finite=False)
+            query_segments(qid, X.shape[0])  # (NaN and mixed types refused here)
         folds = fold_splits(self.cv, X, relevance, qid)
         graded = base._graded_loss(relevance)
         if graded is not None and self.lai != "qs":
@@ -303,9 +316,14 @@ class RankSVMCV(RankSVM):
             n_jobs=None if self.client is not None else self.n_jobs)._fit(
                 X, y, qid, eval_set=eval_set, early_stopping_rounds=early_stopping_rounds,
                 w0=start)
+        # the refit's fitted attributes, but not its eval_set result (best_score_ is the
+        # folds' mean; best_estimator_ keeps both)
         for name, value in vars(best_estimator).items():
-            if name.endswith("_") and not name.startswith("_"):
+            if name.endswith("_") and not name.startswith("_") and name not in (
+                    "best_score_", "best_iteration_"):
                 setattr(self, name, value)
+        if hasattr(self, "feature_names_in_"):
+            best_estimator.feature_names_in_ = self.feature_names_in_
         self.best_estimator_ = best_estimator
         return self
 

@@ -66,7 +66,7 @@ class _HighOrderEstimator(CuttingPlaneEstimator):
         graph cut per node block, each time), recorded as ``valid_ap``."""
         if eval_set is None:
             return {}
-        X_val = check_eval_X(eval_set, features.n_input_features, "edges_val")
+        X_val = check_eval_X(eval_set, features.n_input_features, "edges_val", owner=self)
         val = self._features(X_val, eval_set[2] if len(eval_set) == 3 else None)
         y_val = check_vector(eval_set[1], "eval_set y_val", n=X_val.shape[0])
 

@@ -85,6 +85,7 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
             known = _known_regrouped(known, order, bag_index)
         labels = check_bag_labels(y, bag_index, lines=rows)
         known_rows = check_known(known, bag_index, lines=rows)
+        self.max_bag_size_ = int(bag_index.sizes.max())  # (score warns without bags)
         return X, bag_index, labels, known_rows, order
 
     def _bag_eval_options(self, eval_set, early_stopping_rounds, bias=0.0):
@@ -95,7 +96,7 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
         if eval_set is None:
             return {}
         d = self.n_features_in_
-        X_val = check_eval_X(eval_set, d, "bags_val")
+        X_val = check_eval_X(eval_set, d, "bags_val", owner=self)
         bag_index, order = group_bags(eval_set[2] if len(eval_set) == 3 else None,
                                       X_val.shape[0])
         if order is not None:
@@ -206,16 +207,20 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
         """Score of every candidate (row of X): ``X @ coef_ + intercept_``."""
         return LinearScorerMixin.decision_function(self, X)
 
+    def _candidate_scores(self, X):
+        """:meth:`candidate_scores` of an X validated by :meth:`_bags_for`."""
+        return np.asarray(X @ self.coef_).ravel() + self.intercept_
+
     def decision_function(self, X, bags=None):
         """One score per bag (order of first appearance): its highest candidate score
         (eq. 6-7). ``bags=None`` makes every row its own bag."""
         X, bag_index, _ = self._bags_for(X, bags)
-        return bag_index.max(self.candidate_scores(X))
+        return bag_index.max(self._candidate_scores(X))
 
     def predict_latent(self, X, bags=None):
         """Row index (into X) of every bag's highest scoring candidate (eq. 6)."""
         X, bag_index, order = self._bags_for(X, bags)
-        rows, _ = bag_index.argmax(self.candidate_scores(X))
+        rows, _ = bag_index.argmax(self._candidate_scores(X))
         return _rows_back(rows, order)
 
     def predict(self, X, bags=None):
@@ -227,10 +232,17 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
         (``sample_weight`` must be None)."""
         refuse_sample_weight(sample_weight, type(self).__name__)
         X, bag_index, order = self._bags_for(X, bags)
+        if bags is None and getattr(self, "max_bag_size_", 1) > 1 and X.shape[0] > 1:
+            warnings.warn(f"{type(self).__name__}.score got no bags: every row is scored as its "
+                          f"own bag, but the model was fitted on bags of up to "
+                          f"{self.max_bag_size_} rows. Pass bags=; in a search or "
+                          "cross-validation, enable metadata routing with "
+                          "sklearn.set_config(enable_metadata_routing=True)", UserWarning,
+                          stacklevel=2)
         labels = check_bag_labels(y if order is None else _per_row(y, order), bag_index)
         # (one query; NaN with a warning when it has no positive or no negative bag)
         return mean_over_ranked_queries(average_precision, labels,
-                                         bag_index.max(self.candidate_scores(X)), None)
+                                         bag_index.max(self._candidate_scores(X)), None)
 
 
 class LatentAPSVM(_LatentEstimator):
@@ -298,6 +310,9 @@ class LatentAPSVM(_LatentEstimator):
     result_ : CuttingPlaneResult
         Report of the convex solve that produced ``coef_``.
     n_features_in_ : int
+    max_bag_size_ : int
+        Rows of the largest training bag (``score`` without ``bags`` warns when it is
+        above 1).
     """
 
     def __init__(self, C=1.0, epsilon=1e-3, tol=1e-3, max_outer_iter=50, n_init=1,

@@ -5,7 +5,7 @@ from sklearn.base import ClassifierMixin
 
 from .._validation import check_positive, check_vector
 from ..graded import graded_levels
-from ..losses import GradedNDCG, PairwiseLoss, get_loss
+from ..losses import GradedNDCG, PairwiseLoss, QSLoss, get_loss
 from ..metrics import (average_precision, is_ranked, mean_over_queries, mean_over_ranked_queries,
                        ndcg, roc_auc)
 from ..problems.appx import APPX_BIAS, APPXProblem, check_appx_data
@@ -101,6 +101,13 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         self.pair_loss = pair_loss
         self.gains = gains
         self.k = k
+
+    def _check_common(self):
+        super()._check_common()
+        if not isinstance(self.loss, QSLoss) and not (
+                isinstance(self.loss, str) and self.loss in ("ap", "ndcg", "roc", "pairs")):
+            raise ValueError("loss must be one of 'ap', 'ndcg', 'roc', 'pairs' or a "
+                             f"svmrank.losses.QSLoss; got {self.loss!r}")
 
     def _graded_loss(self, y):
         """The PairwiseLoss or GradedNDCG that ``loss`` and labels y ask for, or None

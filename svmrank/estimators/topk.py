@@ -10,7 +10,8 @@ from ..learners.sdca import LOSSES, score_blocks, sdca_topk
 from ..metrics import top_k_accuracies
 from ..parallel import threads
 from ..progress import Monitor, sdca_line
-from .base import SvmrankEstimator, check_eval_X, refuse_sample_weight, warn_if_degenerate
+from .base import (SvmrankEstimator, check_eval_X, drop_attributes, refuse_sample_weight,
+                   warn_if_degenerate)
 
 KERNELS = ("linear", "precomputed")
 
@@ -241,6 +242,8 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         self.trace_ = monitor.records
         if monitor.evaluate is not None:
             self.best_iteration_, self.best_score_ = monitor.best_iteration, monitor.best_score
+        else:  # (not an earlier fit's)
+            drop_attributes(self, "best_iteration_", "best_score_")
         if monitor.stopped_early:  # (the best gap check's weights and objectives)
             result.W, result.A = monitor.best_w
             best = monitor.records[monitor.best_iteration - 1]
@@ -270,7 +273,7 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
             if early_stopping_rounds is not None:
                 raise ValueError("early_stopping_rounds: needs an eval_set to score")
             return {}
-        X_val = check_eval_X(eval_set, n_columns)
+        X_val = check_eval_X(eval_set, n_columns, owner=self)
         X_val = X_val.toarray() if self.kernel == "precomputed" else sp.csr_matrix(X_val)
         y_val = np.asarray(eval_set[1])
         if y_val.shape != (X_val.shape[0],):
