@@ -6,6 +6,8 @@ ranked. For both losses the joint feature of a ranking R of one query sums, over
 pairs (i, j) of different levels (y_i > y_j), R_ij (x_i − x_j) with R_ij = +1 when i is
 ranked above j and −1 otherwise (for the pairwise loss each pair is chosen on its own).
 """
+import numbers
+
 import numpy as np
 
 from . import _graded_fast
@@ -243,7 +245,8 @@ def ndcg_inference(scores, labels, k=None, gains="exp"):
     Parameters
     ----------
     scores : array-like of float, shape (n,)
-    labels : array-like of non-negative int, shape (n,), at least two levels
+    labels : array-like of non-negative int, shape (n,), at least two levels (two
+        values the lower of which is <= 0, such as -1/+1, are binary relevance)
     k : int or None
     gains : {"exp", "linear"}
 
@@ -258,8 +261,17 @@ def ndcg_inference(scores, labels, k=None, gains="exp"):
     coef_true : ndarray
         F(R*) = coef_true · scores for the ground-truth ranking.
     """
-    scores = np.ascontiguousarray(scores, dtype=np.float64)
-    queries = NDCGQueries(labels, [0, len(scores)], k, gains)
+    scores = check_vector(scores, "scores")
+    levels = graded_levels(check_vector(labels, "labels", n=len(scores)), "labels")
+    if len(np.unique(levels)) < 2:
+        raise ValueError("labels: need two relevance levels or more (NDCG is undefined "
+                         "without a relevant sample, and constant with one level)")
+    if k is not None and (isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral)
+                          or k < 1):
+        raise ValueError(f"k must be a positive integer or None, got {k!r}")
+    if not isinstance(gains, str) or gains not in GAINS:
+        raise ValueError(f"gains must be 'exp' or 'linear', got {gains!r}")
+    queries = NDCGQueries(levels, [0, len(scores)], k, gains)
     d, losses, ranking = queries(scores)
     return ranking, float(losses[0]), queries.coef_true - d, queries.coef_true
 

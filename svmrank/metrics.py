@@ -131,6 +131,9 @@ def _no_stop_probabilities(q, m):
     C(n, j), by their recurrence over the items (convex combinations: no overflow)."""
     if np.all(q == q[0]):
         return q[0] ** np.arange(m + 1)
+    if np.all((q == 0) | (q == 1)):  # (MRR's stops: the first j avoid the zeros, in O(m))
+        n, ones, j = len(q), int(np.count_nonzero(q)), np.arange(m)
+        return np.r_[1.0, np.cumprod(np.maximum(ones - j, 0) / (n - j))]
     e = np.zeros(m + 1)
     e[0] = 1.0
     for n, qn in enumerate(q, start=1):
@@ -182,6 +185,10 @@ def expected_reciprocal_rank(y_true, scores, k=None, max_label=None, gains="exp"
     scores = check_vector(scores, "scores")
     y_true = check_vector(y_true, "y_true", n=scores.shape[0])
     labels = np.clip(y_true, 0, None)
+    if max_label is not None and (isinstance(max_label, (bool, np.bool_, str, bytes))
+                                  or not isinstance(max_label, numbers.Real)
+                                  or not np.isfinite(max_label)):
+        raise ValueError(f"max_label must be a finite number or None, got {max_label!r}")
     top = labels.max(initial=0.0) if max_label is None else float(max_label)
     if top < labels.max(initial=0.0):
         raise ValueError(f"max_label ({max_label!r}) is below the highest label "
@@ -218,6 +225,8 @@ def _true_class_rank(y_true, scores, classes):
     if not np.all(np.isfinite(scores)):
         raise ValueError("scores: contains NaN or infinite values")
     n, m = scores.shape
+    if m == 0:
+        raise ValueError("scores: expected one column per class, got none")
     classes = np.arange(m) if classes is None else np.asarray(classes)
     if classes.shape != (m,):
         raise ValueError(f"classes: expected {m} labels (one per score column), got shape {classes.shape}")

@@ -512,3 +512,27 @@ def test_scores_that_tie_every_sample_warn():
         BinarySVM(C=1.0).fit(X, y)
         TopKSVM(C=1.0).fit(X, y)
         BinarySVM(C=1.0).fit(np.hstack([X, np.ones((30, 1))]), y)  # (a constant column too)
+
+
+def test_early_stopping_reports_the_kept_iterates_objective():
+    """Review 21: with early stopping, objective_ and duality_gap_ were the last
+    iterate's while coef_ was the best one's."""
+    from svmrank.inference import structured_hinge
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 10))
+    qid = np.sort(rng.integers(0, 10, 400))
+    w0 = rng.normal(size=10)
+    y = (X @ w0 + 2 * rng.normal(size=400) > 0.8).astype(int)
+    X_val = rng.normal(size=(200, 10))
+    qid_val = np.sort(rng.integers(0, 5, 200))
+    y_val = (X_val @ w0 + 2 * rng.normal(size=200) > 0.8).astype(int)
+    C = 100.0
+    model = RankSVM(loss="ap", C=C, epsilon=1e-5).fit(
+        X, y, qid=qid, eval_set=(X_val, y_val, qid_val), early_stopping_rounds=3)
+    assert model.best_iteration_ < model.n_iter_  # (it did stop early)
+    w = model.coef_
+    primal = 0.5 * w @ w + C * structured_hinge(X @ w, y, "ap", qid=qid)[0]
+    assert model.objective_ == pytest.approx(primal, rel=1e-9)
+    kept = model.history_[model.best_iteration_ - 1]
+    assert (model.objective_, model.duality_gap_) == (kept["objective"], kept["gap"])
+    assert model.result_.xi == pytest.approx(structured_hinge(X @ w, y, "ap", qid=qid)[0])

@@ -443,3 +443,19 @@ def test_k_is_refused_for_the_losses_that_do_not_truncate():
     for loss in ("ap", "roc", "pairs"):
         with pytest.raises(ValueError, match=f"^k: only loss='ndcg' takes k .*'{loss}'"):
             RankSVM(loss=loss, k=3).fit(X, y, group=[5] * 4)
+
+
+def test_ndcg_inference_checks_its_inputs():
+    """Review 21: a NaN score crashed the kernel; -1/+1 labels gave a loss above 1."""
+    for args, message in ((([np.nan, 1.0], [1, 0]), "^scores: contains NaN"),
+                          (([0.0, 1.0], [1, 0, 1]), "^labels: expected length 2, got 3$"),
+                          (([0.0, 1.0], [1, 1]), "^labels: need two relevance levels"),
+                          (([0.0, 1.0, 2.0], [2.5, 0, 1]), "^labels: graded relevance labels must be"),
+                          (([0.0, 1.0], [1, 0], 0), "^k must be a positive integer or None"),
+                          (([0.0, 1.0], [1, 0], None, "cube"), "^gains must be 'exp' or")):
+        with pytest.raises(ValueError, match=message):
+            ndcg_inference(*args)
+    _, loss, _, _ = ndcg_inference([0.0, 1.0, 0.5], [-1, 1, -1])  # (binary relevance)
+    assert loss == 0.0
+    assert ndcg_inference([1.0, 0.0, 0.5], [-1, 1, -1])[1] == ndcg_inference(
+        [1.0, 0.0, 0.5], [0, 1, 0])[1] > 0

@@ -228,8 +228,12 @@ class CuttingPlaneEstimator(SvmrankEstimator):
         else:
             with self._monitoring(**monitor_options) as monitor:
                 result = self._solve(problem, **learner_options)
-            if monitor.stopped_early:
-                result.w = monitor.best_w
+            if monitor.stopped_early:  # (the kept iterate's w, objective, dual and gap)
+                best = result.history[monitor.best_iteration - 1]
+                result.w, result.scores = monitor.best_w, None
+                result.primal_objective, result.dual_objective, result.duality_gap = (
+                    best["objective"], best["dual"], best["gap"])
+                result.xi = (best["objective"] - 0.5 * float(result.w @ result.w)) / float(self.C)
             if monitor.evaluate is not None:
                 self.best_iteration_ = monitor.best_iteration
                 self.best_score_ = monitor.best_score
