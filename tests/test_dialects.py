@@ -227,8 +227,20 @@ def test_svm_learn_default_c_and_refusals(tmp_path, capsys):
     X, y = blobs(40)
     data = write_data(tmp_path / "d", X, y)
     assert light_learn.main([str(data), str(tmp_path / "m")]) == 0
-    c = 1 / np.mean(np.sum(np.round(X, 6) ** 2, axis=1))
+    # SVM-light's code: 1 / (mean |x|)^2 (estimate_r_delta_average), not its help's x.x
+    c = 1 / np.mean(np.sqrt(np.sum(np.round(X, 6) ** 2, axis=1))) ** 2
     assert f"C = {c:.8g}" in capsys.readouterr().out
+    (tmp_path / "cost").write_text("1 cost:1 1:1\n-1 1:-1 # cost:3 in a comment\n"
+                                   "1 cost:2.5 1:2\n")
+    assert light_learn.main([str(tmp_path / "cost"), str(tmp_path / "mc")]) == 1
+    assert f"{tmp_path / 'cost'}:3: cost:2.5: per-example cost factors" in capsys.readouterr().err
+    assert not (tmp_path / "mc").exists()
+    for values, cause in (("1e300 2:1e300", "is 0 in float64: scale the features down"),
+                          ("1e-170", "is infinite in float64: scale the features up")):
+        (tmp_path / "x").write_text(f"1 1:{values}\n-1 1:-{values}\n")
+        assert light_learn.main([str(tmp_path / "x"), str(tmp_path / "mx")]) == 1
+        err = capsys.readouterr().err
+        assert f"{tmp_path / 'x'}: the default C" in err and cause in err, err
     for argv, pattern in ((["-z", "p"], "-z p is not supported"), (["-y", "1"], "-y 1"),
                           (["-b", "2"], "-b 2"), (["-t", "1"], "-t 1"), (["-j", "2"], "-j 2"),
                           (["-p", "0.5"], "-p (transductive"), (["-x", "1"], "-x 1")):

@@ -2,6 +2,7 @@
 (``-z c -t 0``) as a dialect: a binary SVM on the per-example hinge loss, written as an
 SVM-light V6.02 linear model (the version line SVM-light V6.02's svm_classify
 requires; the layout is V6.20's)."""
+import os
 import sys
 
 import numpy as np
@@ -10,20 +11,21 @@ from .. import __version__
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.atomic import check_writable
 from ..io.model_file import SVM_LIGHT_VERSION
-from ..io.svmlight import load_svmlight
+from ..io.svmlight import load_svmlight, open_data
 from .common import example_place, fit_and_write, positive_float, run
 from .dialects import (REFUSED, UNUSED, USED, Dialect, Option, e_option, kernel_options,
                        learner_positionals, plot_options, solver_settings)
 
 EPILOG = """\
 -c is SVM-light's C: the problem is 1/2|w|^2 + C sum_i hinge_i, BinarySVM(C = c * n)
-here (n training examples); the default is SVM-light's, 1 / mean(x.x).
+here (n training examples); the default is what SVM-light computes, 1 / mean(|x|)^2.
 -b 1 (default) learns the threshold as the weight of a constant feature 1, which is
 regularised (as LinearSVC's intercept), unlike SVM-light's b: the models differ
 slightly; -b 0 (no threshold) solves exactly SVM-light's problem.
 -e bounds the mean hinge violation of the 1-slack problem (SVM-light's bounds each
 example's KKT condition; both are in margin units).
-Labels: > 0 positive, < 0 negative; 0 (unlabeled: SVM-light's transduction) is refused.
+Labels: > 0 positive, < 0 negative; 0 (unlabeled: SVM-light's transduction) is refused,
+and so are per-example cost factors (cost:F other than 1), SVM-light's example weights.
 
 Only classification (-z c) with the linear kernel (-t 0) is implemented. The settings
 of SVM-light's own solver (-q, -n, -m, -h, -f, -#) and the kernel parameters
@@ -49,7 +51,7 @@ DIALECT = Dialect(
                help="learning task: c = classification (the only one)"),
         Option("-c", USED, type=positive_float("-c"), default=None, metavar="float",
                help="C: trade-off between training error and margin (default "
-                    "1 / mean(x.x))", scale="BinarySVM(C = c * n)"),
+                    "1 / mean(|x|)^2)", scale="BinarySVM(C = c * n)"),
         Option("-b", USED, dest="biased", type=int, default=1, metavar="[0,1]", only=(0, 1),
                refuse=_refuse_with("-b takes 0 or 1 (biased hyperplane)"),
                help="1: biased hyperplane (x.w - b), 0: unbiased (default 1)",
@@ -91,12 +93,40 @@ def parse_options(argv):
     return DIALECT.check(build_parser().parse_args(argv))
 
 
-def default_c(X):
-    """SVM-light's default C: the inverse of the mean squared norm of the examples."""
-    mean = float(np.asarray(X.multiply(X).sum(axis=1)).mean())
-    if not mean > 0:
-        raise ValueError("every example is zero: no default C (give -c)")
-    return 1.0 / mean
+def default_c(X, path):
+    """SVM-light's default C, 1 / (mean |x|)^2 (svm_learn.c's estimate_r_delta_average),
+    each norm scaled by its row's largest value (no overflow or underflow of x.x)."""
+    top = np.asarray(abs(X).max(axis=1).todense()).ravel()
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    scaled = X.data / np.where(top > 0, top, 1.0)[rows]
+    norms = top * np.sqrt(np.bincount(rows, weights=scaled ** 2, minlength=X.shape[0]))
+    mean = float(np.mean(norms))
+    if mean == 0:
+        raise ValueError(f"{path}: every example is zero: no default C (give -c)")
+    with np.errstate(over="ignore", divide="ignore"):
+        c = float(1.0 / np.float64(mean) ** 2) if np.isfinite(mean) else 0.0
+    if not 0 < c < np.inf:
+        raise ValueError(f"{path}: the default C, 1 / (mean |x|)^2 with mean |x| = {mean:g}, "
+                         f"is {'0' if c == 0 else 'infinite'} in float64: scale the features "
+                         f"{'down' if c == 0 else 'up'} or give -c")
+    return c
+
+
+def refuse_cost_factors(path):
+    """SVM-light's per-example cost factors (``cost:F``, F != 1) weight the examples'
+    hinge terms, which BinarySVM does not: refused at their line (a file read from a
+    pipe cannot be read again and is not checked)."""
+    if not os.path.isfile(path):
+        return
+    with open_data(path) as (fh, _):  # (decompressed, as load_svmlight read it)
+        buf = fh.read()
+    if b"cost:" not in buf:
+        return
+    for number, line in enumerate(buf.split(b"\n"), start=1):
+        for token in line.split(b"#", 1)[0].split():
+            if token.startswith(b"cost:") and float(token[5:]) != 1.0:
+                raise ValueError(f"{path}:{number}: {token.decode()}: per-example cost factors "
+                                 "(SVM-light's example weights) are not supported; remove them")
 
 
 def learn(argv):
@@ -113,7 +143,8 @@ def learn(argv):
                          "not supported")
     if (y > 0).all() or (y < 0).all():
         raise ValueError(f"{args.example_file}: needs positive and negative examples")
-    c_light = args.c if args.c is not None else default_c(X)
+    refuse_cost_factors(args.example_file)
+    c_light = args.c if args.c is not None else default_c(X, args.example_file)
     if args.v >= 1:
         print(f"Reading examples...done ({n} examples, {X.shape[1]} features; "
               f"C = {c_light:.8g}).", flush=True)
