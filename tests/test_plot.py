@@ -164,3 +164,24 @@ def test_dialect_classifiers_write_pr_curves(tmp_path):
         assert png.read_bytes()[:4] == b"\x89PNG"
     args = rank_classify.DIALECT.parse(["--plot", "pr.svg", "t", "m", "p"])
     assert args.plot == "pr.svg"
+
+
+def test_a_bad_plot_path_is_refused_before_any_work(tmp_path, capsys):
+    """Review 21: a figure path in a missing folder, a folder, or of an unknown format
+    was found after training, which then wrote no model."""
+    from svmrank.cli import rank_classify, rank_learn
+    X, y, qid = make_ranking(n_samples=60, n_features=4, n_queries=2, random_state=0)
+    data, model = tmp_path / "train.dat", tmp_path / "model"
+    dump_svmlight(data, X, y, qid)
+    for figure, status, message in ((tmp_path / "no" / "x.png", 1, "no such directory"),
+                                    (tmp_path, 1, "it is a directory"),
+                                    (tmp_path / "x.xyz", 2, "unknown figure format 'xyz'")):
+        assert rank_learn.main(["-c", "1", "--plot", str(figure), str(data), str(model)]) == status
+        err = capsys.readouterr()
+        assert message in err.err and str(figure) in err.err and err.out == ""  # (no training)
+        assert not model.exists()
+    assert rank_learn.main(["-v", "0", "-c", "1", str(data), str(model)]) == 0
+    out = tmp_path / "pred"
+    assert rank_classify.main(["--plot", str(tmp_path / "x.xyz"), str(data), str(model),
+                               str(out)]) == 2
+    assert "--plot" in capsys.readouterr().err and not out.exists()

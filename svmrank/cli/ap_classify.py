@@ -11,15 +11,15 @@ import scipy.sparse as sp
 from .. import __version__
 from ..bags import check_bag_labels, check_bags, load_bags
 from ..graph import edges_for_examples
-from ..io.atomic import atomic_write, check_writable
+from ..io.atomic import atomic_write
 from ..io.estimator_model import HIGH_ORDER_MODELS, from_model, training_info
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .._validation import query_segments
 from ..metrics import (average_precision, is_ranked, ndcg, precision_at_k, reciprocal_rank,
                        roc_auc)
-from .common import (CLIError, nonempty, plot_pr_if_asked, refuse_overflowing_rows, run,
-                     scores_on_dask)
+from .common import (CLIError, check_outputs, nonempty, plot_pr_if_asked,
+                     refuse_overflowing_rows, run, scores_on_dask)
 from .dialects import (UNUSED, USED, Dialect, Option, classifier_positionals, dask_option,
                        plot_options, verbosity_options)
 
@@ -70,7 +70,7 @@ def classify(argv):
     args = DIALECT.check(build_parser().parse_args(argv))
     if args.dask is not None and (args.latent or args.edges or args.groups):
         raise CLIError("--dask cannot be combined with --latent, --edges or --groups")
-    check_writable(args.output_file, inputs=[f for f in (args.example_file, args.model_file,
+    check_outputs(args, args.output_file, inputs=[f for f in (args.example_file, args.model_file,
                                                          args.edges) if f and not args.dask])
     model = read_model(args.model_file)
     info = training_info(model)

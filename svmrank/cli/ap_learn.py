@@ -13,12 +13,11 @@ from ..exceptions import InputFormatError
 from ..problems.appx import APPX_BIAS
 from ..inference import METHODS, SEARCH_LOSSES, SEARCH_METHODS
 from .._validation import MAX_TRAIN_FEATURES
-from ..io.atomic import check_writable
 from ..io.estimator_model import to_model
 from ..io.model_file import write_model
 from ..io.svmlight import load_svmlight
-from .common import (CLIError, dask_client, nonempty, plot_if_asked, positive_float, run,
-                     stop_if_interrupted, strict_int, training_summary)
+from .common import (CLIError, check_outputs, dask_client, nonempty, plot_if_asked,
+                     positive_float, run, stop_if_interrupted, strict_int, training_summary)
 from .dialects import (PERF_SETTINGS, USED, Dialect, Option, c_option, dask_option, e_option,
                        kernel_options, learner_positionals, plot_options, rescaling_options,
                        solver_settings, verbosity_options)
@@ -248,7 +247,7 @@ def learn(argv):
     estimator = make_estimator(args)
     if args.dask is not None:
         return learn_on_dask(args, estimator)
-    check_writable(args.model_file, inputs=[f for f in (args.example_file, args.edges) if f])
+    check_outputs(args, args.model_file, inputs=[f for f in (args.example_file, args.edges) if f])
     start = time.perf_counter()
     if args.latent:
         X, y, qid, known = load_bags(args.example_file, max_index=MAX_TRAIN_FEATURES)
@@ -310,7 +309,7 @@ def write_and_report(args, estimator, n_train, elapsed):
 
 def learn_on_dask(args, estimator):
     """--dask: read the shards into the cluster, train there, write the model."""
-    check_writable(args.model_file, inputs=[])
+    check_outputs(args, args.model_file, inputs=[])
     start = time.perf_counter()
     with dask_client(args) as (svmrank_dask, client):
         data = svmrank_dask.read_svmlight(args.example_file, n_features="max",

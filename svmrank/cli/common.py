@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from ..exceptions import InputFormatError
+from ..io.atomic import check_writable
 from ..learners.qp import QPError
 from ..parallel import set_threads
 
@@ -162,6 +163,22 @@ def plot_pr_if_asked(args, y, scores, qid):
     if getattr(args, "plot", None):
         kind = "mean" if qid is not None and len(np.unique(qid)) > 1 else "overall"
         write_plot(args.plot, "pr_curve", y, scores, qid, kind=kind)
+
+
+def check_outputs(args, path, inputs=()):
+    """Before any work: ``path`` can be written (``check_writable``), and so can the
+    ``--plot`` figure, whose extension must be a format matplotlib writes."""
+    check_writable(path, inputs=inputs)
+    figure = getattr(args, "plot", None)
+    if not figure:
+        return
+    check_writable(figure, inputs=[*inputs, path])
+    from .. import plot  # (matplotlib only when --plot is given: the extra's error now)
+    suffix = os.path.splitext(figure)[1].lstrip(".").lower() or "png"
+    formats = plot.new_figure().canvas.get_supported_filetypes()
+    if suffix not in formats:
+        raise CLIError(f"--plot {figure}: unknown figure format {suffix!r}; use one of "
+                       f"{', '.join(sorted(formats))}")
 
 
 def write_plot(path, function, *args, **kwargs):

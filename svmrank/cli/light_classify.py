@@ -7,11 +7,11 @@ import time
 import numpy as np
 
 from .. import __version__
-from ..io.atomic import atomic_write, check_writable
+from ..io.atomic import atomic_write
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .ap_classify import to_model_width
-from .common import plot_pr_if_asked, refuse_overflowing_rows, run
+from .common import check_outputs, plot_pr_if_asked, refuse_overflowing_rows, run
 from .dialects import USED, Dialect, Option, classifier_positionals, plot_options
 
 DIALECT = Dialect(
@@ -43,7 +43,7 @@ def build_parser():
 def classify(argv):
     """Score the examples, write the output file, print the statistics."""
     args = DIALECT.check(build_parser().parse_args(argv))
-    check_writable(args.output_file, inputs=(args.example_file, args.model_file))
+    check_outputs(args, args.output_file, inputs=(args.example_file, args.model_file))
     model = read_model(args.model_file)
     X, y, _ = load_svmlight(args.example_file, warn_mixed_qid=False)
     X = to_model_width(X, model.n_features, args.example_file)

@@ -9,10 +9,9 @@ import numpy as np
 
 from .. import __version__
 from .._validation import MAX_TRAIN_FEATURES
-from ..io.atomic import check_writable
 from ..io.model_file import SVM_LIGHT_VERSION
 from ..io.svmlight import load_svmlight, open_data
-from .common import example_place, fit_and_write, positive_float, run
+from .common import check_outputs, example_place, fit_and_write, positive_float, run
 from .dialects import (REFUSED, UNUSED, USED, Dialect, Option, e_option, kernel_options,
                        learner_positionals, plot_options, solver_settings)
 
@@ -132,7 +131,7 @@ def refuse_cost_factors(path):
 def learn(argv):
     """Train and write the model; errors propagate (see :func:`main`)."""
     args = parse_options(argv)
-    check_writable(args.model_file, inputs=(args.example_file,))
+    check_outputs(args, args.model_file, inputs=(args.example_file,))
     X, y, _ = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES,
                             warn_mixed_qid=False)
     n = X.shape[0]

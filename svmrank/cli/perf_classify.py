@@ -6,12 +6,12 @@ import time
 import numpy as np
 
 from .. import __version__
-from ..io.atomic import atomic_write, check_writable
+from ..io.atomic import atomic_write
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from ..metrics import average_precision, roc_auc
 from .ap_classify import to_model_width
-from .common import plot_pr_if_asked, refuse_overflowing_rows, run
+from .common import check_outputs, plot_pr_if_asked, refuse_overflowing_rows, run
 from .dialects import (UNUSED, Dialect, Option, classifier_positionals, plot_options,
                        verbosity_options)
 
@@ -65,7 +65,7 @@ def statistics(y, scores):
 def classify(argv):
     """Score the examples, write the output file, print the statistics."""
     args = DIALECT.check(build_parser().parse_args(argv))
-    check_writable(args.output_file, inputs=[args.example_file, args.model_file])
+    check_outputs(args, args.output_file, inputs=[args.example_file, args.model_file])
     if args.v >= 1:
         print("Reading model...", end="", flush=True)
     model = read_model(args.model_file)

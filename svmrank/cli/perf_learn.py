@@ -9,12 +9,11 @@ import numpy as np
 
 from .. import __version__
 from .._validation import MAX_TRAIN_FEATURES
-from ..io.atomic import check_writable
 from ..io.estimator_model import to_model
 from ..io.model_file import LinearModel, write_model
 from ..io.svmlight import load_svmlight
 from ..problems.perf import DEFAULT_K, perf_scale
-from .common import CLIError, plot_if_asked, run, stop_if_interrupted
+from .common import CLIError, check_outputs, plot_if_asked, run, stop_if_interrupted
 from .dialects import (REFUSED, UNUSED, USED, Dialect, Option, c_option, e_option,
                        kernel_options, learner_positionals, plot_options, rescaling_options,
                        solver_settings, verbosity_options)
@@ -129,7 +128,7 @@ def make_estimator(args, n_positive, n_negative):
 def learn(argv):
     """Train and write the model; errors propagate (see :func:`main`)."""
     args = parse_options(argv)
-    check_writable(args.model_file, inputs=[args.example_file])
+    check_outputs(args, args.model_file, inputs=[args.example_file])
     if args.v >= 1:
         print("Reading training examples...", end="", flush=True)
     X, y, _ = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES, warn_mixed_qid=False)

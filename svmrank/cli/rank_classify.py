@@ -8,11 +8,11 @@ import numpy as np
 
 from .. import __version__
 from .._validation import query_segments
-from ..io.atomic import atomic_write, check_writable
+from ..io.atomic import atomic_write
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .ap_classify import to_model_width
-from .common import plot_pr_if_asked, refuse_overflowing_rows, run, scores_on_dask
+from .common import check_outputs, plot_pr_if_asked, refuse_overflowing_rows, run, scores_on_dask
 from .dialects import (Dialect, classifier_positionals, dask_option, plot_options,
                        verbosity_options)
 
@@ -53,7 +53,7 @@ def swapped_pairs(y, scores):
 def classify(argv):
     """Score the examples, write the output file, print the statistics."""
     args = DIALECT.check(build_parser().parse_args(argv))
-    check_writable(args.output_file,
+    check_outputs(args, args.output_file,
                    inputs=[args.model_file] + ([] if args.dask else [args.example_file]))
     if args.v >= 1:
         print("Reading model...", end="", flush=True)

@@ -7,10 +7,9 @@ import numpy as np
 
 from .. import __version__
 from .._validation import MAX_TRAIN_FEATURES
-from ..io.atomic import check_writable
 from ..io.svmlight import load_svmlight
 from ..graded import MAX_LEVEL, graded_levels, not_levels
-from .common import CLIError, dask_client, example_place, fit_and_write, run
+from .common import CLIError, check_outputs, dask_client, example_place, fit_and_write, run
 from .dialects import (UNUSED, USED, Dialect, Option, c_option, dask_option, e_option,
                        kernel_options, learner_positionals, plot_options, rescaling_options,
                        solver_settings, verbosity_options)
@@ -116,7 +115,7 @@ def learn(argv):
     args = parse_options(argv)
     if args.dask is not None:
         return learn_on_dask(args)
-    check_writable(args.model_file, inputs=(args.example_file,))
+    check_outputs(args, args.model_file, inputs=(args.example_file,))
     if args.v >= 1:
         print("Reading training examples...", end="", flush=True)
     X, y, qid = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES)
@@ -155,7 +154,7 @@ def estimator_for(args, pairs, shape):
 
 def learn_on_dask(args):
     """--dask: read the shards into the cluster, train there, write the model."""
-    check_writable(args.model_file, inputs=[])
+    check_outputs(args, args.model_file, inputs=[])
     with dask_client(args) as (svmrank_dask, client):
         if args.v >= 1:
             print("Reading training examples...", end="", flush=True)

@@ -8,11 +8,11 @@ import time
 import numpy as np
 
 from .. import __version__
-from ..io.atomic import atomic_write, check_writable
+from ..io.atomic import atomic_write
 from ..io.multiclass_model import format_label, read_multiclass_model
 from ..io.svmlight import open_data, parse_svmlight_bytes
 from ..metrics import top_k_accuracies
-from .common import plot_if_asked, refuse_overflowing_rows, run
+from .common import check_outputs, plot_if_asked, refuse_overflowing_rows, run
 from .dialects import (USED, Dialect, Option, classifier_positionals, plot_options,
                        verbosity_options)
 
@@ -49,7 +49,7 @@ def build_parser():
 def classify(argv):
     """Predict, write the output file atomically, print the statistics."""
     args = DIALECT.check(build_parser().parse_args(argv))
-    check_writable(args.output_file, inputs=(args.example_file, args.model_file))
+    check_outputs(args, args.output_file, inputs=(args.example_file, args.model_file))
     model = read_multiclass_model(args.model_file)
     with open_data(args.example_file) as (fh, _):
         X, y, _, _ = parse_svmlight_bytes(

@@ -9,13 +9,13 @@ import numpy as np
 
 from .. import __version__
 from .._validation import MAX_TRAIN_FEATURES
-from ..io.atomic import check_writable
 from ..io.estimator_model import MULTICLASS_SCALE, to_model
 from ..io.multiclass_model import check_model_size, format_label, write_multiclass_model
 from ..io.svmlight import load_svmlight
 from ..learners.sdca import check_sdca_memory
 from ..parallel import current_threads
-from .common import CLIError, plot_if_asked, refuse_overflowing_rows, run, stop_if_interrupted
+from .common import (CLIError, check_outputs, plot_if_asked, refuse_overflowing_rows, run,
+                     stop_if_interrupted)
 from .dialects import (UNUSED, USED, Dialect, Option, c_option, e_option, kernel_options,
                        learner_positionals, plot_options, rescaling_options,
                        solver_settings, verbosity_options)
@@ -137,7 +137,7 @@ def class_labels(y, source, keep_empty=False):
 def learn(argv):
     """Train and write the model; errors propagate (see :func:`main`)."""
     args = parse_options(argv)
-    check_writable(args.model_file, inputs=(args.example_file,))  # before training
+    check_outputs(args, args.model_file, inputs=(args.example_file,))  # before training
     start = time.perf_counter()
     X, y, _ = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES, warn_mixed_qid=False)
     if X.shape[1] == 0:
