@@ -454,3 +454,25 @@ def test_real_svm_rank_same_objective_and_models_read_both_ways(tmp_path, loss_f
     for model in (theirs, ours):
         a, b = preds["theirs", model.stem], preds["ours", model.stem]
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6 * np.abs(b).max())
+
+
+def test_classifiers_write_no_predictions_for_a_file_without_examples(tmp_path, capsys):
+    """Review 21: an empty shard or a file of comments gets an empty prediction file
+    and exit status 0, as SVM-rank's and SVM-perf's classifiers do (learners refuse it)."""
+    model, multi = tmp_path / "m", tmp_path / "mm"
+    assert rank_learn.main(["-v", "0", "-c", "1", str(TRAIN), str(model)]) == 0
+    iris = tmp_path / "iris.dat"
+    iris.write_text("1 1:1\n2 1:2\n3 1:3\n1 1:1.1\n2 1:2.1\n3 1:2.9\n")
+    assert topk_learn.main(["-v", "0", "-c", "10", str(iris), str(multi)]) == 0
+    for content in ("", "# only a comment\n\n"):
+        empty = tmp_path / "empty.dat"
+        empty.write_text(content)
+        for script, m in ((rank_classify, model), (ap_classify, model), (perf_classify, model),
+                          (light_classify, model), (topk_classify, multi)):
+            out = tmp_path / f"{script.__name__}.pred"
+            out.write_text("old")
+            assert script.main([str(empty), str(m), str(out)]) == 0, script.__name__
+            assert out.read_bytes() == b""
+            assert f"{empty}: no example lines: wrote an empty {out}" in capsys.readouterr().out
+    assert rank_learn.main(["-c", "1", str(empty), str(tmp_path / "m2")]) == 1  # (no data)
+    assert "expected at least one example line" in capsys.readouterr().err

@@ -19,7 +19,7 @@ from .._validation import query_segments
 from ..metrics import (average_precision, is_ranked, ndcg, precision_at_k, reciprocal_rank,
                        roc_auc)
 from .common import (CLIError, check_outputs, nonempty, plot_pr_if_asked,
-                     refuse_overflowing_rows, run, scores_on_dask)
+                     refuse_overflowing_rows, run, scores_on_dask, write_no_predictions)
 from .dialects import (UNUSED, USED, Dialect, Option, classifier_positionals, dask_option,
                        plot_options, verbosity_options)
 
@@ -83,7 +83,11 @@ def classify(argv):
     if args.edges and args.groups:
         raise CLIError("--edges and --groups: give one of them")
     by_comment = {"return_comments": True} if args.groups not in (None, "qid") else {}
+    if not args.latent:
+        by_comment["allow_empty"] = True
     X, y, qid, *rest = load(args.example_file, **by_comment)
+    if X.shape[0] == 0:
+        return write_no_predictions(args)
     X = to_model_width(X, model.n_features, args.example_file)
     # (before the clock: the estimators' first import, scikit-learn's, is not run time)
     try:  # --latent reads any model's linear part as a scorer of candidates

@@ -181,6 +181,18 @@ def check_outputs(args, path, inputs=()):
                        f"{', '.join(sorted(formats))}")
 
 
+def write_no_predictions(args, after_progress=False):
+    """An example file without example lines: an empty output file and exit status 0,
+    as SVM-light's and SVM-rank's classifiers do (a sharded pipeline's empty shard)."""
+    from ..io.atomic import atomic_write
+    with atomic_write(args.output_file):
+        pass
+    if getattr(args, "v", 1) >= 1:
+        print(f"{chr(10) if after_progress else ''}{args.example_file}: no example lines: "
+              f"wrote an empty {args.output_file}", flush=True)
+    return 0
+
+
 def write_plot(path, function, *args, **kwargs):
     """Draw a figure with ``svmrank.plot.<function>(*args, ax=..., **kwargs)`` and save
     it atomically to ``path`` (its format from the file name's extension, png by

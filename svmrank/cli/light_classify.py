@@ -11,7 +11,8 @@ from ..io.atomic import atomic_write
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .ap_classify import to_model_width
-from .common import check_outputs, plot_pr_if_asked, refuse_overflowing_rows, run
+from .common import (check_outputs, plot_pr_if_asked, refuse_overflowing_rows, run,
+                     write_no_predictions)
 from .dialects import USED, Dialect, Option, classifier_positionals, plot_options
 
 DIALECT = Dialect(
@@ -45,7 +46,9 @@ def classify(argv):
     args = DIALECT.check(build_parser().parse_args(argv))
     check_outputs(args, args.output_file, inputs=(args.example_file, args.model_file))
     model = read_model(args.model_file)
-    X, y, _ = load_svmlight(args.example_file, warn_mixed_qid=False)
+    X, y, _ = load_svmlight(args.example_file, warn_mixed_qid=False, allow_empty=True)
+    if X.shape[0] == 0:
+        return write_no_predictions(args)
     X = to_model_width(X, model.n_features, args.example_file)
     start = time.process_time()
     scores = model.decision_function(X)

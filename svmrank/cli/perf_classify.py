@@ -11,7 +11,8 @@ from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from ..metrics import average_precision, roc_auc
 from .ap_classify import to_model_width
-from .common import check_outputs, plot_pr_if_asked, refuse_overflowing_rows, run
+from .common import (check_outputs, plot_pr_if_asked, refuse_overflowing_rows, run,
+                     write_no_predictions)
 from .dialects import (UNUSED, Dialect, Option, classifier_positionals, plot_options,
                        verbosity_options)
 
@@ -71,7 +72,9 @@ def classify(argv):
     model = read_model(args.model_file)
     if args.v >= 1:
         print("done.\nReading test examples...", end="", flush=True)
-    X, y, _ = load_svmlight(args.example_file, warn_mixed_qid=False)
+    X, y, _ = load_svmlight(args.example_file, warn_mixed_qid=False, allow_empty=True)
+    if X.shape[0] == 0:
+        return write_no_predictions(args, after_progress=True)
     if args.v >= 1:
         print(f" ({X.shape[0]} examples) done.\nClassifying test examples...", end="",
               flush=True)

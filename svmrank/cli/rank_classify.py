@@ -12,7 +12,8 @@ from ..io.atomic import atomic_write
 from ..io.model_file import read_model
 from ..io.svmlight import load_svmlight
 from .ap_classify import to_model_width
-from .common import check_outputs, plot_pr_if_asked, refuse_overflowing_rows, run, scores_on_dask
+from .common import (check_outputs, plot_pr_if_asked, refuse_overflowing_rows, run,
+                     scores_on_dask, write_no_predictions)
 from .dialects import (Dialect, classifier_positionals, dask_option, plot_options,
                        verbosity_options)
 
@@ -67,7 +68,9 @@ def classify(argv):
                   flush=True)
         start = time.process_time() - runtime  # (timed from the scoring call)
     else:
-        X, y, qid = load_svmlight(args.example_file)
+        X, y, qid = load_svmlight(args.example_file, allow_empty=True)
+        if X.shape[0] == 0:
+            return write_no_predictions(args, after_progress=True)
         X = to_model_width(X, model.n_features, args.example_file)
         if args.v >= 1:
             print(f" ({X.shape[0]} examples) done.\nClassifying test examples...", end="",

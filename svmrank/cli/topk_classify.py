@@ -12,7 +12,8 @@ from ..io.atomic import atomic_write
 from ..io.multiclass_model import format_label, read_multiclass_model
 from ..io.svmlight import open_data, parse_svmlight_bytes
 from ..metrics import top_k_accuracies
-from .common import check_outputs, plot_if_asked, refuse_overflowing_rows, run
+from .common import (check_outputs, plot_if_asked, refuse_overflowing_rows, run,
+                     write_no_predictions)
 from .dialects import (USED, Dialect, Option, classifier_positionals, plot_options,
                        verbosity_options)
 
@@ -56,7 +57,9 @@ def classify(argv):
             fh.read(), args.example_file, n_features=model.coef.shape[1],
             ignore_extra_features=args.ignore_extra_features,
             extra_hint=" (the model's number of base features; --ignore-extra-features "
-                       "drops larger ones)")
+                       "drops larger ones)", allow_empty=True)
+    if X.shape[0] == 0:
+        return write_no_predictions(args)
     start = time.process_time()
     scores = model.scores(X)
     refuse_overflowing_rows(scores, args.example_file, "a class score w_c·x")

@@ -222,7 +222,7 @@ def _warn_mixed_qid(source, first_line, n_rows, no_qid_rows, no_qid_line, qid_li
 
 
 def load_svmlight(path, n_features=None, ignore_extra_features=False, return_comments=False,
-                  max_index=None, warn_mixed_qid=True):
+                  max_index=None, warn_mixed_qid=True, allow_empty=False):
     """Load an SVMlight / SVM-rank data file.
 
     Each example line is ``label [qid:N] [sid:N] [cost:F] idx:val ... [# comment]``
@@ -252,6 +252,10 @@ def load_svmlight(path, n_features=None, ignore_extra_features=False, return_com
         Warn, naming the first such line, when some example lines have no ``qid:``
         while others have one (they become query 0). Turn it off for data whose qid
         is not used, such as multiclass data.
+    allow_empty : bool
+        Return no rows for a file without example lines (empty, or comments only)
+        instead of the error (the classifiers write no predictions for it, as
+        SVM-light's do).
 
     Returns
     -------
@@ -272,7 +276,7 @@ def load_svmlight(path, n_features=None, ignore_extra_features=False, return_com
         or when the file holds no example.
     """
     X, y, qid, comments, _ = _load(path, n_features, ignore_extra_features, return_comments,
-                                   max_index, warn_mixed_qid)
+                                   max_index, warn_mixed_qid, allow_empty)
     return (X, y, qid, comments) if return_comments else (X, y, qid)
 
 
@@ -285,14 +289,17 @@ def load_svmlight_with_lines(path, n_features=None, ignore_extra_features=False,
     return X, y, qid, comments, example_lines(buf)
 
 
-def _load(path, n_features, ignore_extra_features, return_comments, max_index, warn_mixed_qid):
+def _load(path, n_features, ignore_extra_features, return_comments, max_index, warn_mixed_qid,
+          allow_empty=False):
     with open_data(path) as (fh, source):
         buf = _read_chunk(fh, -1, source)
     X, y, qid, comments = parse_svmlight_bytes(buf, source, n_features, ignore_extra_features,
                                                return_comments,
                                                extra_hint=" (n_features; pass ignore_extra_features=True "
                                                           "to drop larger indices)",
-                                               max_index=max_index, warn_mixed_qid=warn_mixed_qid)
+                                               max_index=max_index,
+                                               warn_mixed_qid=warn_mixed_qid,
+                                               allow_empty=allow_empty)
     return X, y, qid, comments, buf
 
 
