@@ -89,12 +89,28 @@ def test_rank_learn_options_follow_svm_rank():
         rank_learn.parse_options([a.strip() for a in argv] + ["-c", "1", "t", "m"])
 
 
-def test_rank_learn_names_the_line_of_a_label_that_is_not_a_level(tmp_path, capsys):
-    data = tmp_path / "frac.dat"
-    data.write_text("2 qid:1 1:1\n0 qid:1 1:0.5\n# c\n1 qid:2 1:1\n-1 qid:2 1:2\n0.5 qid:2 1:1\n")
-    assert rank_learn.main(["-c", "1", str(data), str(tmp_path / "m")]) != 0
-    assert capsys.readouterr().err.strip().endswith(
-        "frac.dat: line 5: graded relevance labels must be integers in 0..1000, got -1")
+def test_rank_learn_orders_any_real_labels_as_svm_rank_does(tmp_path, capsys):
+    """Review 21: SVM-rank trains on labels that are not levels (-1/0/1, 0.5 steps): only
+    their order within a query makes pairs, so they train the model of their ranks."""
+    real = tmp_path / "real.dat"
+    real.write_text("2 qid:1 1:1 2:0.3\n0 qid:1 1:0.5\n# c\n1 qid:2 1:1\n-1 qid:2 1:2 2:1\n"
+                    "0.5 qid:2 2:1\n-1 qid:2 1:0.2\n")
+    ranks = tmp_path / "ranks.dat"  # (each label's rank among its query's labels)
+    ranks.write_text("1 qid:1 1:1 2:0.3\n0 qid:1 1:0.5\n2 qid:2 1:1\n0 qid:2 1:2 2:1\n"
+                     "1 qid:2 2:1\n0 qid:2 1:0.2\n")
+    for loss in ("1", "2"):
+        models = []
+        for data in (real, ranks):
+            model = tmp_path / f"{data.stem}{loss}.model"
+            assert rank_learn.main(["-v", "0", "-l", loss, "-c", "1", str(data),
+                                    str(model)]) == 0
+            models.append(read_model(model).w)
+        np.testing.assert_array_equal(*models)
+    many = tmp_path / "many.dat"  # (more distinct labels in a query than levels exist)
+    many.write_text("".join(f"{k / 7:.6f} qid:1 1:{k % 5 + 1}\n" for k in range(1003)))
+    assert rank_learn.main(["-c", "1", str(many), str(tmp_path / "m")]) == 1
+    assert "many.dat: line 1002: the query of this line has more than 1001 distinct labels" \
+        in capsys.readouterr().err
     assert not (tmp_path / "m").exists()
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from .. import __version__
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.svmlight import load_svmlight
-from ..graded import MAX_LEVEL, graded_levels, not_levels
+from ..graded import MAX_LEVEL, graded_levels
 from .common import CLIError, check_outputs, dask_client, example_place, fit_and_write, run
 from .dialects import (UNUSED, USED, Dialect, Option, c_option, dask_option, e_option,
                        kernel_options, learner_positionals, plot_options, rescaling_options,
@@ -119,21 +119,33 @@ def learn(argv):
     if args.v >= 1:
         print("Reading training examples...", end="", flush=True)
     X, y, qid = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES)
-    check_levels(y, args.example_file)
+    y = label_order(y, qid, args.example_file)
     estimator = estimator_for(args, pairs_per_query(y, qid), X.shape)
     fit_and_write(estimator, X, y, args, "Writing learned model...done", qid=qid)
     return 0
 
 
-def check_levels(y, path):
-    """The labels as relevance levels (:func:`svmrank.graded.graded_levels`), or a
-    ValueError naming the file and line of the first that is not one."""
+def label_order(y, qid, path):
+    """Labels that the pairwise loss reads as SVM-rank does: only their order within a
+    query matters, so labels that are not relevance levels (-1/0/1, 0.5 steps, any
+    real value) become each label's rank among its query's distinct labels, which
+    gives the same pairs; levels stay as they are. A ValueError naming the file when a
+    query has more than ``MAX_LEVEL + 1`` distinct labels."""
     try:
         graded_levels(y)
+        return y
     except ValueError:
-        k = int(np.argmax(not_levels(y)))
-        raise ValueError(f"{path}: {example_place(path, k)}: graded relevance labels must be "
-                         f"integers in 0..{MAX_LEVEL}, got {y[k]:g}") from None
+        pass
+    _, query = np.unique(qid, return_inverse=True)
+    keys, pair = np.unique(np.column_stack([query.ravel(), y]), axis=0, return_inverse=True)
+    first = np.searchsorted(keys[:, 0], keys[:, 0], side="left")
+    rank = (np.arange(len(keys)) - first)[pair.ravel()]
+    if rank.max() > MAX_LEVEL:
+        k = int(np.argmax(rank > MAX_LEVEL))
+        raise ValueError(f"{path}: {example_place(path, k)}: the query of this line has more "
+                         f"than {MAX_LEVEL + 1} distinct labels, the most the pairwise "
+                         "inference orders")
+    return rank.astype(np.float64)
 
 
 def estimator_for(args, pairs, shape):
