@@ -121,7 +121,7 @@ def test_refusals_are_one_line(train, capsys, argv, message):
 
 def test_data_without_positives_is_refused(tmp_path, capsys):
     path = write_data(tmp_path / "neg.dat", np.eye(3), [-1, -1, -1])
-    assert perf_learn.main(["-l", "1", "-w", "3", path, str(tmp_path / "m")]) == 1
+    assert perf_learn.main(["-c", "1", "-l", "1", "-w", "3", path, str(tmp_path / "m")]) == 1
     err = capsys.readouterr().err.strip()
     assert "needs positive" in err and "\n" not in err
     assert not (tmp_path / "m").exists()

@@ -295,6 +295,13 @@ def c_option(default, help):
                   help=help)
 
 
+def require_c(args, tool):
+    """SVM-struct's tools (svm_struct_main.c) have no default C: ``-c`` is required."""
+    if args.c is None:
+        raise CLIError(f"you have to specify a value for the parameter '-c' (C > 0), as "
+                       f"for {tool}")
+
+
 def e_option(default, help):
     """``-e``: a finite epsilon > 0."""
     return Option("-e", USED, type=positive_float("-e"), default=default, metavar="float",

@@ -1,5 +1,5 @@
 """``svm_perf_learn [options] example_file model_file``: a drop-in for SVM-perf V3.00's
-learner (linear models), with its defaults (-l 2, -w 9, -c 0.01, -e 0.1, --b 1) and
+learner (linear models), with its defaults (-l 2, -w 9, -e 0.1, --b 1; -c required) and
 its C, ε and weight scales, trained by svmrank's 1-slack cutting-plane learner."""
 import math
 import sys
@@ -15,8 +15,8 @@ from ..io.svmlight import load_svmlight
 from ..problems.perf import DEFAULT_K, perf_scale
 from .common import CLIError, check_outputs, plot_if_asked, run, stop_if_interrupted
 from .dialects import (REFUSED, UNUSED, USED, Dialect, Option, c_option, e_option,
-                       kernel_options, learner_positionals, plot_options, rescaling_options,
-                       solver_settings, verbosity_options)
+                       kernel_options, learner_positionals, plot_options, require_c,
+                       rescaling_options, solver_settings, verbosity_options)
 
 # SVM-perf's -l numbers
 LOSSES = {0: "zero_one", 1: "f1", 2: "error", 3: "prbep", 4: "prec@k", 5: "rec@k", 10: "roc",
@@ -58,7 +58,8 @@ DIALECT = Dialect(
     "(multivariate losses).", EPILOG,
     positionals=learner_positionals("training data (SVMlight format)"),
     options=[
-        c_option(0.01, "C: trade-off between training error and margin (default 0.01)"),
+        c_option(None, "C: trade-off between training error and margin (required, as for "
+                       "svm_perf_learn)"),
         e_option(0.1, "epsilon: tolerance of the termination criterion (default 0.1)"),
         Option("-l", USED, type=int, default=2, metavar="[0..]", only=tuple(LOSSES),
                refuse="{flag} {value}: unknown loss function; use 0, 1, 2, 3, 4, 5, 10 or 11",
@@ -110,6 +111,7 @@ def parse_options(argv):
     if args.loss == "rec@k" and 0 < args.k_frac < 1:
         raise CLIError(f"--p {args.k_frac:g}: for Rec@k it must not be smaller than 1.0")
     args.k = (args.k_frac or DEFAULT_K[args.loss]) if args.loss in DEFAULT_K else None
+    require_c(args, "svm_perf_learn")
     return args
 
 

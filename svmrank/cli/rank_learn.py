@@ -9,10 +9,10 @@ from .. import __version__
 from .._validation import MAX_TRAIN_FEATURES
 from ..io.svmlight import load_svmlight
 from ..graded import MAX_LEVEL, graded_levels
-from .common import CLIError, check_outputs, dask_client, example_place, fit_and_write, run
+from .common import check_outputs, dask_client, example_place, fit_and_write, run
 from .dialects import (UNUSED, USED, Dialect, Option, c_option, dask_option, e_option,
-                       kernel_options, learner_positionals, plot_options, rescaling_options,
-                       solver_settings, verbosity_options)
+                       kernel_options, learner_positionals, plot_options, require_c,
+                       rescaling_options, solver_settings, verbosity_options)
 
 # svm_rank_learn's -l: the RankSVM pair_loss of each
 PAIR_LOSSES = {1: "count", 2: "fraction"}
@@ -81,9 +81,7 @@ def build_parser():
 def parse_options(argv):
     """Parse and check the options; raise CLIError naming the bad one."""
     args = build_parser().parse_args(argv)
-    if args.c is None:
-        raise CLIError("you have to specify a value for the parameter '-c' (C > 0), as "
-                       "for svm_rank_learn")
+    require_c(args, "svm_rank_learn")
     return DIALECT.check(args)
 
 
