@@ -291,7 +291,8 @@ class CuttingPlaneEstimator(SvmrankEstimator):
 
     def _keep_report(self, result):
         if result.converged:  # (a stopped run has its ConvergenceWarning)
-            warn_if_degenerate(result.w, result.scores, type(self).__name__, self.C)
+            warn_if_degenerate(result.w, result.scores, type(self).__name__, self.C,
+                               getattr(self, "_degenerate_hint", ""))
         self.result_ = result
         self.converged_ = result.converged
         self.interrupted_ = result.interrupted
@@ -375,14 +376,14 @@ def check_partitioned_fit(estimator, X, y, qid, graded=False):
         del estimator.feature_names_in_
 
 
-def warn_if_degenerate(w, scores, owner, C):
+def warn_if_degenerate(w, scores, owner, C, hint=""):
     """UserWarning when a fit ends where every training sample ties: at w = 0, or with
     training ``scores`` (optional; one column per class for several) that are all
-    equal although w is not 0 (up to rounding: within 1e-12 of their magnitude)."""
+    equal although w is not 0 (up to rounding: within 1e-12 of their magnitude);
+    ``hint`` adds the owner's own cause of w = 0."""
     if not np.any(w):
         warnings.warn(f"{owner} ended at w = 0 (every sample scores the same): C={C:g} may be "
-                      "too small, the data may carry no signal, or (latent models) the "
-                      "initialisation may be degenerate (try init='instances')",
+                      f"too small or the data may carry no signal{hint}",
                       UserWarning, stacklevel=4)
         return
     if scores is None or np.shape(scores)[0] < 2:

@@ -67,6 +67,9 @@ def _instance_ranking(problem, rows, labels, lai):
 class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
     """CCCP over a latent problem with ``n_init`` random starts; bag-level scoring."""
 
+    # (what warn_if_degenerate adds for a fit that ends at w = 0)
+    _degenerate_hint = ", or the initialisation may be degenerate (try init='instances')"
+
     def _check_common(self):
         super()._check_common()
         check_positive(self.tol, "tol", allow_zero=True)
