@@ -82,10 +82,10 @@ def classify(argv):
         raise CLIError("--edges and --groups need a high-order model (svm_ap_learn --model)")
     if args.edges and args.groups:
         raise CLIError("--edges and --groups: give one of them")
-    by_comment = {"return_comments": True} if args.groups not in (None, "qid") else {}
+    options = {"return_comments": True} if args.groups not in (None, "qid") else {}
     if not args.latent:
-        by_comment["allow_empty"] = True
-    X, y, qid, *rest = load(args.example_file, **by_comment)
+        options["allow_empty"] = True
+    X, y, qid, *rest = load(args.example_file, **options)
     if X.shape[0] == 0:
         return write_no_predictions(args)
     X = to_model_width(X, model.n_features, args.example_file)
@@ -105,7 +105,7 @@ def classify(argv):
                       UserWarning, stacklevel=2)
     if high_order and not args.latent:  # Dokania et al. 2014 eq. 11: s_i = m_i+ - m_i-
         links["edges"] = edges_for_examples(X.shape[0], args.edges, args.groups, qid,
-                                            rest[0] if by_comment else None)
+                                            rest[0] if rest else None)
     if info.get("latent", False) != args.latent:
         warnings.warn(f"{args.model_file}: the model was trained with --latent; without "
                       "--latent every line is scored on its own, not as a candidate of its "
