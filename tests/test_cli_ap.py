@@ -592,7 +592,7 @@ def test_an_overflowing_score_is_refused_at_every_verbosity(tmp_path, capsys):
         out = tmp_path / f"out{v}"
         assert ap_classify.main(["-v", v, str(data), str(model), str(out)]) == 1
         err = capsys.readouterr().err.strip()
-        assert err == f"svm_ap_classify: error: {data}: line 4: the score w·x - b overflows: scale the features down"
+        assert err == f"svm_ap_classify: error: {data}:4: the score w·x - b overflows: scale the features down"
         assert not out.exists()
 
 

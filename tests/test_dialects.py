@@ -109,7 +109,7 @@ def test_rank_learn_orders_any_real_labels_as_svm_rank_does(tmp_path, capsys):
     many = tmp_path / "many.dat"  # (more distinct labels in a query than levels exist)
     many.write_text("".join(f"{k / 7:.6f} qid:1 1:{k % 5 + 1}\n" for k in range(1003)))
     assert rank_learn.main(["-c", "1", str(many), str(tmp_path / "m")]) == 1
-    assert "many.dat: line 1002: the query of this line has more than 1001 distinct labels" \
+    assert "many.dat:1002: the query of this line has more than 1001 distinct labels" \
         in capsys.readouterr().err
     assert not (tmp_path / "m").exists()
 
@@ -265,7 +265,7 @@ def test_svm_learn_default_c_and_refusals(tmp_path, capsys):
     assert light_learn.parse_options(["-b", "0", "-y", "0", "t"]).biased == 0
     (tmp_path / "u").write_text("1 1:1\n0 1:2\n-1 1:-1\n")
     assert light_learn.main([str(tmp_path / "u"), str(tmp_path / "m2")]) == 1
-    assert "line 2: label 0" in capsys.readouterr().err
+    assert ":2: label 0" in capsys.readouterr().err
 
 
 def test_svm_classify_writes_percent_8g(tmp_path, capsys):

@@ -411,7 +411,7 @@ def test_overflowing_examples_are_refused(data, capsys):
     huge = tmp / "huge.dat"
     huge.write_text("1 1:1 2:1\n# note\n2 1:1e160 2:1e160\n3 2:1\n")
     assert learn(["-c", 1, huge, tmp / "m"]) == 1
-    assert fails(capsys, 1, f"{huge}: line 3: the squared norm of the example overflows",
+    assert fails(capsys, 1, f"{huge}:3: the squared norm of the example overflows",
                  tmp / "m")
     with pytest.raises(ValueError, match=r"^X: the squared norm of row 1 overflows"):
         TopKSVM().fit(np.array([[1.0, 1.0], [1e160, 1e160], [0.0, 1.0]]), [1, 2, 3])
@@ -422,7 +422,7 @@ def test_overflowing_examples_are_refused(data, capsys):
     test.write_text("1 1:1\n2 1:1e10 2:1\n")
     for v in (1, 0):
         assert classify(["-v", v, test, model, tmp / "pred"]) == 1
-        assert fails(capsys, 1, f"{test}: line 2: a class score w_c·x overflows", tmp / "pred")
+        assert fails(capsys, 1, f"{test}:2: a class score w_c·x overflows", tmp / "pred")
 
 
 def test_a_model_too_large_for_the_reader_is_refused_before_training(tmp_path, capsys):

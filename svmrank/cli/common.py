@@ -229,19 +229,19 @@ def _is_number(token):
 
 
 def example_place(path, k):
-    """'line N' of the k-th example (0-based) of an SVMlight file, for a message about
-    it once the file is parsed (read again: only on that error path), or 'example k+1'
-    when the file cannot be read again (a pipe)."""
+    """``path:N`` for the k-th example (0-based) of an SVMlight file, N its line, for a
+    message about it once the file is parsed (read again: only on that error path), or
+    ``path: example k+1`` when the file cannot be read again (a pipe)."""
     from ..io.svmlight import example_lines, open_data
     try:
         if os.path.isfile(path):
             with open_data(path) as (fh, _):  # (decompressed, as it was read)
                 lines = example_lines(fh.read())
             if k < len(lines):
-                return f"line {lines[k]}"
+                return f"{path}:{lines[k]}"
     except (OSError, EOFError):
         pass
-    return f"example {k + 1}"
+    return f"{path}: example {k + 1}"
 
 
 def refuse_overflowing_rows(values, path, what):
@@ -251,8 +251,8 @@ def refuse_overflowing_rows(values, path, what):
     bad = bad.any(axis=1) if bad.ndim == 2 else bad
     if bad.any():
         k = int(np.argmax(bad))
-        raise ValueError(f"{path}: {example_place(path, k)}: {what} overflows: scale the "
-                         "features down")
+        raise ValueError(f"{example_place(path, k)}: {what} overflows: scale the features "
+                         "down")
 
 
 @contextlib.contextmanager

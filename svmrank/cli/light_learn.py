@@ -136,8 +136,7 @@ def learn(argv):
                             warn_mixed_qid=False)
     n = X.shape[0]
     if (y == 0).any():
-        raise ValueError(f"{args.example_file}: "
-                         f"{example_place(args.example_file, int(np.argmax(y == 0)))}: label "
+        raise ValueError(f"{example_place(args.example_file, int(np.argmax(y == 0)))}: label "
                          "0 marks an unlabeled example (SVM-light's transduction), which is "
                          "not supported")
     if (y > 0).all() or (y < 0).all():

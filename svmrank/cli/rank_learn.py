@@ -140,7 +140,7 @@ def label_order(y, qid, path):
     rank = (np.arange(len(keys)) - first)[pair.ravel()]
     if rank.max() > MAX_LEVEL:
         k = int(np.argmax(rank > MAX_LEVEL))
-        raise ValueError(f"{path}: {example_place(path, k)}: the query of this line has more "
+        raise ValueError(f"{example_place(path, k)}: the query of this line has more "
                          f"than {MAX_LEVEL + 1} distinct labels, the most the pairwise "
                          "inference orders")
     return rank.astype(np.float64)
