@@ -492,3 +492,14 @@ def test_classifiers_write_no_predictions_for_a_file_without_examples(tmp_path, 
             assert f"{empty}: no example lines: wrote an empty {out}" in capsys.readouterr().out
     assert rank_learn.main(["-c", "1", str(empty), str(tmp_path / "m2")]) == 1  # (no data)
     assert "expected at least one example line" in capsys.readouterr().err
+
+
+def test_an_error_after_a_progress_line_starts_a_line_of_its_own(tmp_path, capsys):
+    """Review 21: "Reading test examples...svm_rank_classify: error: ..." in a log of
+    both streams; the progress line is now ended first."""
+    model, bad = tmp_path / "m", tmp_path / "bad.dat"
+    assert rank_learn.main(["-v", "0", "-c", "1", str(TRAIN), str(model)]) == 0
+    bad.write_text("1 qid:1 1:1\n0 qid:1 1:nan\n")
+    assert rank_classify.main([str(bad), str(model), str(tmp_path / "p")]) == 1
+    out, err = capsys.readouterr()
+    assert out.endswith("Reading test examples...\n") and err.startswith("svm_rank_classify")

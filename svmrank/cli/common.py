@@ -321,10 +321,12 @@ class _ReaderGone:
     """stdout that outlives its reader: once the pipe breaks (``learn ... | head``),
     the rest of the output is dropped and the work goes on, so the model or the
     predictions are still written. The descriptor is pointed at /dev/null, so the
-    interpreter's last flush does not fail either."""
+    interpreter's last flush does not fail either. ``end_line`` ends a progress line
+    ("Reading...") before a warning or an error, so that a log of both streams keeps
+    them on lines of their own."""
 
     def __init__(self, stream):
-        self._stream, self._gone = stream, False
+        self._stream, self._gone, self._open_line = stream, False, False
 
     def _call(self, method, *args):
         if not self._gone:
@@ -340,7 +342,18 @@ class _ReaderGone:
         return len(args[0]) if args else None
 
     def write(self, text):
+        if text:
+            self._open_line = not text.endswith("\n")
         return self._call("write", text)
+
+    def end_line(self):
+        if self._open_line:
+            self._open_line = False
+            try:
+                self._call("write", "\n")
+                self._call("flush")
+            except OSError:  # (the error being reported may be this stream's own)
+                pass
 
     def flush(self):
         return self._call("flush")
@@ -362,7 +375,12 @@ def run(main, argv=None, prog=None):
     prog = prog or getattr(main, "__module__", "svmrank").rsplit(".", 1)[-1]
     argv = sys.argv[1:] if argv is None else argv
 
+    def end_progress_line():
+        if isinstance(sys.stdout, _ReaderGone):
+            sys.stdout.end_line()
+
     def one_line(message, category, filename, lineno, file=None, line=None):
+        end_progress_line()
         print(f"{prog}: warning: {message}", file=sys.stderr, flush=True)
 
     for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 still prints
@@ -378,15 +396,19 @@ def run(main, argv=None, prog=None):
             # (--threads sets the thread count in this command's own context)
             return contextvars.copy_context().run(_all_cores_then, main, argv) or 0
     except CLIError as exc:
+        end_progress_line()
         print(f"{prog}: error: {exc} (see -? for help)", file=sys.stderr)
         return 2
     except (InputFormatError, ValueError, OSError, QPError) as exc:
+        end_progress_line()
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
     except MemoryError:
+        end_progress_line()
         print(f"{prog}: error: out of memory", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        end_progress_line()
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
     finally:
