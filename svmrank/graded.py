@@ -6,12 +6,11 @@ ranked. For both losses the joint feature of a ranking R of one query sums, over
 pairs (i, j) of different levels (y_i > y_j), R_ij (x_i − x_j) with R_ij = +1 when i is
 ranked above j and −1 otherwise (for the pairwise loss each pair is chosen on its own).
 """
-import numbers
-
 import numpy as np
 
 from . import _graded_fast
 from ._validation import check_vector
+from .metrics import check_k
 from .parallel import current_threads
 
 __all__ = ["GAINS", "MAX_DP_STATES", "graded_levels", "level_gains", "query_levels",
@@ -266,9 +265,7 @@ def ndcg_inference(scores, labels, k=None, gains="exp"):
     if len(np.unique(levels)) < 2:
         raise ValueError("labels: need two relevance levels or more (NDCG is undefined "
                          "without a relevant sample, and constant with one level)")
-    if k is not None and (isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral)
-                          or k < 1):
-        raise ValueError(f"k must be a positive integer or None, got {k!r}")
+    k = check_k(k)
     if not isinstance(gains, str) or gains not in GAINS:
         raise ValueError(f"gains must be 'exp' or 'linear', got {gains!r}")
     queries = NDCGQueries(levels, [0, len(scores)], k, gains)

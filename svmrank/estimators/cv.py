@@ -112,8 +112,8 @@ def fold_splits(cv, X, relevance, qid):
 def fold_path(model, X, y, relevance, qid, train, test, Cs, scorer, n_threads=None,
               epsilon=None):
     """Scores on ``test`` of the fits on ``train`` along the increasing grid ``Cs``, each
-    fit warm-started from the previous, their iteration counts and their w; ``model`` is an unfitted RankSVM with its
-    ``classes_`` set (a template for the fold's fitted models), ``relevance`` the labels
+    fit warm-started from the previous, their iteration counts and their w; ``model`` is
+    an unfitted RankSVM with its ``classes_`` set (a template for the fold's fitted models), ``relevance`` the labels
     as the problems take them, ``n_threads`` the kernels' threads (None: every core),
     ``epsilon`` the fold fits' tolerance (None: ``model.epsilon``)."""
     epsilon = float(model.epsilon if epsilon is None else epsilon)
@@ -192,7 +192,8 @@ class RankSVMCV(RankSVM):
         The values of C, or their number on a log scale from 1 to 1e6 (default 7).
     cv : None, int, splitter or iterable of (train, test)
         Folds. An int n: ``GroupKFold(n)`` over ``qid`` (``StratifiedKFold(n)`` over the
-        rows when there is one query); None: 5, as in scikit-learn. A splitter gets ``split(X, y > 0, groups=qid)``.
+        rows when there is one query); None: 5, as in scikit-learn. A splitter gets
+        ``split(X, y > 0, groups=qid)``.
     scoring : None, str or callable
         None: the estimator's ``score`` (the measure of the loss); "ap", "roc", or a
         name of :func:`svmrank.metrics.make_ranking_scorer` ("ndcg", "ndcg@10", "map",
