@@ -72,13 +72,25 @@ def test_linear_families_round_trip(tmp_path, ranking, estimator, cls, params):
     assert back.get_params().items() >= params.items()
     np.testing.assert_allclose(back.decision_function(X), est.decision_function(X),
                                rtol=1e-6, atol=1e-7 * np.abs(est.decision_function(X)).max())
-    # (a file keeps no labels: SVM-light's -1 and 1, by the score's sign)
-    np.testing.assert_array_equal(back.predict(X), np.where(back.decision_function(X) > 0, 1, -1))
+    # the labels travel in the metadata (review 21: they came back as -1 and 1)
+    np.testing.assert_array_equal(back.classes_, est.classes_)
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
     if cls is RankSVM:  # score measures by the restored loss
         assert back.score(X, y, qid=qid) == pytest.approx(est.score(X, y, qid=qid), abs=1e-6)
     info = training_info(read_model(tmp_path / "model"))
     assert info["n_train"] == X.shape[0] and info["iterations"] == est.n_iter_
     assert info["loss"] == ("error" if cls is BinarySVM else params["loss"])
+
+
+def test_labels_that_are_not_numbers_round_trip(tmp_path, ranking):
+    X, y, qid = ranking
+    labels = np.where(y > 0, "relevant doc", "x=1, other")  # (space, comma and '=')
+    est = APSVM(C=3.0, epsilon=0.01).fit(X, labels, qid=qid)
+    back = from_model(through_file(tmp_path, to_model(est, n_train=X.shape[0])))
+    np.testing.assert_array_equal(back.classes_, est.classes_)
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    pm = est.fit(X, np.where(y > 0, 1, -1), qid=qid)  # (SVM-light's labels: no metadata)
+    assert "classes" not in to_model(pm, n_train=X.shape[0]).metadata
 
 
 def test_the_threshold_is_minus_the_intercept(ranking):

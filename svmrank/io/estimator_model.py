@@ -27,6 +27,8 @@ TopKSVM's C × ``MULTICLASS_SCALE`` × n_train (svm_multiclass_learn's C, divide
 The estimator classes are imported inside the functions: reading and writing model
 files (and the console scripts' start-up) never imports scikit-learn.
 """
+from urllib.parse import quote, unquote
+
 import numpy as np
 
 from .. import __version__
@@ -63,6 +65,21 @@ def _number(spec):
     return lambda value: format(float(value), spec)
 
 
+def _classes_text(classes):
+    """``classes=``: numbers as ``0,1``; other labels as ``s:`` and their
+    percent-encoded texts (no space, comma or ``=`` in a metadata token)."""
+    if all(isinstance(c, (int, float, np.number)) and not isinstance(c, (bool, np.bool_))
+           for c in classes.tolist()):
+        return ",".join(f"{float(c):.17g}" for c in classes.tolist())
+    return "s:" + ",".join(quote(str(c), safe="") for c in classes.tolist())
+
+
+def _classes_value(text):
+    if text.startswith("s:"):
+        return np.array([unquote(c) for c in text[2:].split(",")])
+    return np.array([float(c) for c in text.split(",")])
+
+
 # The metadata schema: key -> (its text from a value, its value from the text), in the
 # order the keys are written. n_train fills the SVM-light header line, not a token.
 _LINEAR_KEYS = {
@@ -85,6 +102,9 @@ _LINEAR_KEYS = {
     # svm_perf_learn: the file holds w_scale x the weights and threshold of the estimator
     # at C (SVM-perf's scale: svmrank.problems.perf.perf_scale's w_factor)
     "w_scale": (_number(".17g"), float),
+    # RankSVM's and BinarySVM's labels (classes_, which predict returns), unless
+    # SVM-light's -1 and 1
+    "classes": (_classes_text, _classes_value),
 }
 _MULTICLASS_KEYS = {
     "svmrank": (str, str),
@@ -141,7 +161,7 @@ def training_info(model):
         ``epsilon``, ``iterations``, ``n_train``, ``latent`` (bool),
         ``cccp_iterations``, ``model``, ``eta``, ``bias``, ``pairwise`` (list of
         (feature index or "b", weight)), ``k_fraction``, ``w_scale`` (the file's weights
-        over those of the estimator at C: svm_perf_learn's models); for a multiclass
+        over those of the estimator at C: svm_perf_learn's models), ``classes`` (array); for a multiclass
         file ``model``, ``k``, ``loss``, ``C``, ``epsilon``, ``epochs``, ``gap`` and
         ``n_train``. Empty (but for ``n_train``) for a file of another tool.
     """
@@ -203,6 +223,10 @@ def to_model(estimator, **training_info):
             info.update(latent=True, cccp_iterations=getattr(estimator, "n_outer_iter_", None))
         if isinstance(estimator, (BinarySVM, LatentSVM)) and estimator.bias != 1.0:
             info["bias"] = estimator.bias  # (the default 1 is left out: files stay as they were)
+        classes = getattr(estimator, "classes_", None)
+        if isinstance(estimator, (RankSVM, BinarySVM)) and classes is not None and not (
+                len(classes) == 2 and np.array_equal(classes, [-1, 1])):
+            info["classes"] = np.asarray(classes)
     info.update(training_info)
     return LinearModel(w=np.array(w, dtype=np.float64), b=flip_sign(intercept),
                        metadata=_metadata(_LINEAR_KEYS, info))
@@ -291,9 +315,9 @@ def from_model(model, latent=None):
     Returns
     -------
     estimator
-        RankSVM or BinarySVM (``loss=error``) for a plain linear model, also one of
-        another tool (``classes_`` SVM-light's labels -1 and 1, which ``predict``
-        returns by the score's sign); LatentAPSVM or LatentSVM; HOBSVM or HOAPSVM; TopKSVM for a
+        RankSVM or BinarySVM (``loss=error``) for a plain linear model, with the
+        ``classes_`` (what ``predict`` returns) of the fitted estimator, or for a file
+        of another tool SVM-light's labels -1 and 1; LatentAPSVM or LatentSVM; HOBSVM or HOAPSVM; TopKSVM for a
         multiclass model (its ``dual_coef_`` is None: a file keeps no dual variables).
 
     Raises
@@ -324,7 +348,8 @@ def from_model(model, latent=None):
             loss_params, fitted = _graded_loss(info)
             estimator = RankSVM(**loss_params, **params)
             estimator.loss_ = fitted
-        estimator.classes_ = np.array([-1, 1])  # (SVM-light's labels: a file keeps none)
+        # the labels written (svmrank's files), else SVM-light's -1 and 1
+        estimator.classes_ = info.get("classes", np.array([-1, 1]))
     estimator.coef_ = model.w.copy()
     estimator.intercept_ = flip_sign(model.b)
     estimator.n_features_in_ = model.n_features
