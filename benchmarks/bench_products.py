@@ -12,6 +12,7 @@ are to scipy's time. One thread, as the learners' benchmarks.
 
     python benchmarks/bench_products.py
 """
+import argparse
 import os
 import sys
 
@@ -27,7 +28,8 @@ from svmrank.problems.linear import (SPARSE_D_FRACTION, SparseProducts,  # noqa:
 FRACTIONS = [0.05, 0.1, 0.2, 0.3, 0.5, 1.0]
 
 
-def main():
+def main(argv=None):
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
     data = {"w8a": ("w8a", "w8a.train"), "MQ2008 Fold1": ("mq2008", "Fold1", "train.txt")}
     rng = np.random.default_rng(0)
     rows = []

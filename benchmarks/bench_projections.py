@@ -19,6 +19,7 @@ side by side in a round. Targets: <= 0.5 (knapsack case),
 <= 1.5 (walk case), judged on the kernel ratio.
 A second table times the beta-loss box projection and the plain knapsack on N(0,1).
 """
+import argparse
 import sys
 from pathlib import Path
 
@@ -30,7 +31,9 @@ from _common import best_time, machine_line, print_table
 from svmrank import _topk_fast
 from svmrank.projections import project_knapsack, project_topk_box, project_topk_simplex
 
-QUICK = "--quick" in sys.argv
+_parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+_parser.add_argument("--quick", action="store_true", help="m up to 1e4 only")
+QUICK = _parser.parse_args().quick if __name__ == "__main__" else False
 MS = [1000, 10000] if QUICK else [1000, 10000, 100000]
 KS = [1, 5, 10, 100, 1000]
 R, RHO = 1.0, 1.0

@@ -7,7 +7,15 @@ SOURCE.txt); an example whose data is absent stops with a message saying so.
 import argparse
 import os
 import sys
+import warnings
 from pathlib import Path
+
+
+def _one_line(message, category, filename, lineno, line=None):
+    return f"{category.__name__}: {message}\n"
+
+
+warnings.formatwarning = _one_line  # (an example's warnings without library source lines)
 
 
 def data_dir():

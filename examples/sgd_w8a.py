@@ -13,6 +13,7 @@ samples, so a batch's step follows the gradient of J(X_b w) on that batch: SGD
 minimises the surrogate λ/2 ‖w‖² + E_b J(X_b w), which the final comparison measures
 on the full objective.
 """
+import sys
 import time
 
 import numpy as np
@@ -68,6 +69,11 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--torch", action="store_true", help="use the PyTorch wrapper")
     args = p.parse_args(argv)
+    if args.torch:  # (before the data: the wrapper's one-line message names the extra)
+        try:
+            import svmrank.losses_torch  # noqa: F401
+        except ImportError as exc:
+            sys.exit(f"sgd_w8a.py: {exc}")
     X, y, _ = load_svmlight(data_file("w8a", "w8a.train"))
     Xt, yt, _ = load_svmlight(data_file("w8a", "w8a.test"), n_features=X.shape[1])
     if args.quick:  # every 10th sample, fewer epochs, one APSVM tolerance

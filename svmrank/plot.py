@@ -236,6 +236,8 @@ def topk_accuracy(models, X=None, y=None, ks=None, ax=None):
     X, y : test samples and labels (y is needed; X only for estimators).
     ks : sequence of int, optional
         Default 1..min(10, n_classes).
+    ax : matplotlib Axes, optional
+        Where to draw (a new figure when None).
 
     Returns
     -------
@@ -271,6 +273,8 @@ def interleaving(scores, y, loss="ap", method="qs", ax=None):
     scores, y : array-like (n,)
         One query's scores and binary labels (0/1 or −1/+1).
     loss, method : as :func:`svmrank.inference.loss_augmented_inference`
+    ax : matplotlib Axes, optional
+        Where to draw (a new figure when None).
 
     Returns
     -------

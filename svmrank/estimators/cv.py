@@ -332,7 +332,8 @@ class RankSVMCV(RankSVM):
 class APSVMCV(RankSVMCV):
     """:class:`RankSVMCV` with the AP loss (AP-SVM with C chosen by cross-validation).
 
-    Parameters are those of :class:`RankSVMCV` except ``loss``, which is always "ap".
+    Parameters are those of :class:`RankSVMCV` except ``loss``, which is always "ap",
+    and the graded losses' ``pair_loss``, ``gains`` and ``k``.
     """
 
     def __init__(self, Cs=7, cv=3, scoring=None, epsilon=1e-3, max_iter=10000, lai="qs",

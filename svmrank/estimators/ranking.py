@@ -280,7 +280,8 @@ _pair_accuracy.__name__ = "pair accuracy"  # (in mean_over_queries' warning)
 class APSVM(RankSVM):
     """AP-SVM (Yue et al. 2007): :class:`RankSVM` with the AP loss.
 
-    Parameters are those of :class:`RankSVM` except ``loss``, which is always "ap".
+    Parameters are those of :class:`RankSVM` except ``loss``, which is always "ap",
+    and the graded losses' ``pair_loss``, ``gains`` and ``k``.
     """
 
     def __init__(self, C=1.0, epsilon=1e-3, max_iter=10000, lai="qs", verbose=0,
