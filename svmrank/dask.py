@@ -12,6 +12,8 @@ partition is read again and its vectors made again. docs/dask.md gives the memor
 network arithmetic.
 """
 import glob
+import logging
+import numbers
 import os
 import warnings
 
@@ -19,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 try:
+    import dask.utils
     import distributed
 except ImportError:  # pragma: no cover - depends on the environment
     raise ImportError("svmrank.dask needs dask's distributed scheduler: "
@@ -48,22 +51,35 @@ def connect(address, timeout=10):
         except ValueError:
             raise ValueError(f"--dask: expected local:N with N a positive integer, got "
                              f"{address!r}") from None
+        # (its workers' logs silenced: a task's error reaches the user as one line)
         cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                           dashboard_address=None)
+                                           dashboard_address=None,
+                                           silence_logs=logging.CRITICAL)
         return distributed.Client(cluster)
     try:
-        return distributed.Client(address, timeout=timeout)
+        client = distributed.Client(address, timeout=timeout)
     except (OSError, TimeoutError, ValueError) as exc:  # (ValueError: not an address)
         raise ValueError(f"--dask: no Dask scheduler answers at {address!r} ({exc})") from None
+    try:  # (a scheduler without workers would leave every task waiting, silently)
+        client.wait_for_workers(1, timeout=timeout)
+    except (OSError, TimeoutError) as exc:
+        client.close()
+        raise ValueError(f"--dask: the Dask scheduler at {address!r} has no worker (waited "
+                         f"{timeout} s: {exc})") from None
+    return client
 
 
 def shard_paths(paths_or_glob):
-    """The files of a path, a glob (sorted) or a list of paths; a one-line ValueError
-    naming the glob that matches nothing or the path that is not a file (checked
-    before any cluster work)."""
+    """The files of a path, a glob (sorted) or a list of paths, as absolute paths (the
+    workers open what the driver found, whatever their working directory), without
+    the empty (0-byte) files that Spark and Hadoop write for empty partitions; a
+    one-line ValueError naming the glob that matches nothing or the path that is not a
+    file (checked before any cluster work). A file whose name looks like a glob
+    (``run[1].txt``) is that file."""
     if isinstance(paths_or_glob, (str, os.PathLike)):
         pattern = os.fspath(paths_or_glob)
-        paths = sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern]
+        paths = sorted(glob.glob(pattern)) if glob.has_magic(pattern) and not \
+            os.path.isfile(pattern) else [pattern]
     else:
         paths = [os.fspath(p) for p in paths_or_glob]
     if not paths:
@@ -71,7 +87,10 @@ def shard_paths(paths_or_glob):
     for path in paths:
         if not os.path.isfile(path):
             raise ValueError(f"paths_or_glob: {path}: no such file")
-    return paths
+    kept = [os.path.abspath(p) for p in paths if os.path.getsize(p) > 0]
+    if not kept:
+        raise ValueError(f"paths_or_glob: {paths_or_glob!r}: every file is empty")
+    return kept
 
 
 def _load_shard(path, n_features):
@@ -218,6 +237,8 @@ class SvmlightPartitions:
         Parameters
         ----------
         coef : array of shape (n_features,)
+            Features beyond the shards' are dropped; the shards' features beyond
+            ``coef``'s are ignored, with a warning (as SVM-light's classifiers do).
         intercept : float
         labels : bool
             Also return the rows' labels and qids (24 bytes a row in all).
@@ -227,9 +248,13 @@ class SvmlightPartitions:
         ndarray of shape (n_rows,), or (scores, y, qid) with ``labels``
         """
         coef = np.asarray(coef, dtype=np.float64).ravel()
-        if coef.shape[0] != self.n_features:
-            raise ValueError(f"X: the shards have {self.n_features} features, but the model "
-                             f"has {coef.shape[0]}; read them with n_features={coef.shape[0]}")
+        if coef.shape[0] > self.n_features:  # (features the shards lack are zeros)
+            coef = coef[:self.n_features]
+        elif coef.shape[0] < self.n_features:  # (as SVM-light's classifiers do)
+            warnings.warn(f"X: the shards have {self.n_features} features, the model "
+                          f"{coef.shape[0]}: the values of features beyond "
+                          f"{coef.shape[0]} are ignored", UserWarning, stacklevel=3)
+            coef = np.r_[coef, np.zeros(self.n_features - coef.shape[0])]
         futures = [self.client.submit(_partition_scores, f, coef, float(intercept), labels,
                                       pure=False) for f in self.partitions]
         parts = self.client.gather(futures)
@@ -247,15 +272,26 @@ class SvmlightPartitions:
         -------
         ndarray of int64, one entry a query
         """
+        query, count = self._query_label_counts()
+        sizes = np.bincount(query, weights=count)
+        same = np.bincount(query, weights=count ** 2)
+        return np.rint((sizes ** 2 - same) / 2).astype(np.int64)
+
+    def query_sizes(self):
+        """Rows of each query, in qid order (a query split over partitions summed)."""
+        query, count = self._query_label_counts()
+        return np.rint(np.bincount(query, weights=count)).astype(np.int64)
+
+    def _query_label_counts(self):
+        """(query number, rows) of every (qid, label) over the partitions, summed on
+        the driver from each partition's (qid, label, count) triples."""
         parts = self.client.gather([self.client.submit(_label_counts, f, pure=False)
                                     for f in self.partitions])
         qid, label, count = (np.concatenate([p[k] for p in parts]) for k in range(3))
         keys, where = np.unique(np.column_stack([qid, label]), axis=0, return_inverse=True)
         count = np.bincount(where.ravel(), weights=count)  # rows a (qid, label)
         _, query = np.unique(keys[:, 0], return_inverse=True)
-        sizes = np.bincount(query.ravel(), weights=count)
-        same = np.bincount(query.ravel(), weights=count ** 2)
-        return np.rint((sizes ** 2 - same) / 2).astype(np.int64)
+        return query.ravel(), count
 
     def gather(self):
         """(X, y, qid) of all the shards in one process (for tests and small data)."""
@@ -281,9 +317,9 @@ def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
     ----------
     paths_or_glob : str, path or list of them
         A file, a glob pattern (``"data/part-*.txt"``), or a list of files.
-    blocksize : int, optional
+    blocksize : int or str, optional
         Bytes of text a partition (queries are never cut: one larger than it makes a
-        larger partition). None: one partition a shard.
+        larger partition), or a size such as "64MB". None: one partition a shard.
     n_features : int, None or "max"
     client : distributed.Client, optional
         Default: the current client (``distributed.get_client()``).
@@ -295,9 +331,21 @@ def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
     widest = isinstance(n_features, str) and n_features == "max"
     if widest:
         n_features = None
-    if blocksize is not None and (isinstance(blocksize, bool) or int(blocksize) != blocksize
-                                  or blocksize < 1):
-        raise ValueError(f"blocksize: expected None or a positive integer, got {blocksize!r}")
+    elif n_features is not None and (isinstance(n_features, (bool, np.bool_)) or not isinstance(
+            n_features, numbers.Integral) or not 0 <= n_features <= np.iinfo(np.int32).max):
+        raise ValueError(f"n_features: expected None, 'max' or an integer in [0, "
+                         f"{np.iinfo(np.int32).max}], got {n_features!r}")
+    if isinstance(blocksize, str):  # ("64MB", as dask's readers take it)
+        try:
+            blocksize = dask.utils.parse_bytes(blocksize)
+        except ValueError:
+            raise ValueError(f"blocksize: expected None, a positive integer or a size such "
+                             f"as '64MB', got {blocksize!r}") from None
+    if blocksize is not None and (isinstance(blocksize, bool)
+                                  or not isinstance(blocksize, numbers.Real)
+                                  or int(blocksize) != blocksize or blocksize < 1):
+        raise ValueError(f"blocksize: expected None, a positive integer or a size such as "
+                         f"'64MB', got {blocksize!r}")
     paths = shard_paths(paths_or_glob)
     client = _current_client(client)
     # each shard is read on a worker and stays there; only its summary comes back

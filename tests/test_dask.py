@@ -309,11 +309,11 @@ def test_decision_function_on_partitions_in_input_order(client, tmp_path):
         RankSVM(C=1.0).fit(X, y).score(data, y)
     with pytest.raises(ValueError, match="^X: APSVMCV trains on data in memory"):
         APSVMCV().fit(data, None)
-    # shards narrower than the model: refused, naming the fix
+    # shards narrower than the model: the features they lack are zeros, as in memory
     (tmp_path / "narrow.txt").write_text("1 1:0.5\n-1 2:1\n")
     narrow = svmrank_dask.read_svmlight(tmp_path / "narrow.txt", client=client)
-    with pytest.raises(ValueError, match="n_features=8"):
-        model.decision_function(narrow)
+    np.testing.assert_allclose(model.decision_function(narrow), model.decision_function(
+        load_svmlight(tmp_path / "narrow.txt", n_features=8)[0]), rtol=1e-12)
 
 
 def test_cli_classify_dask_writes_the_same_bytes(client, tmp_path, capsys):
@@ -408,3 +408,47 @@ def test_partition_without_a_ranked_query_has_no_problem():
         y = np.array([1, 1, 0, 0, 2, 0])
         part = svmrank_dask._Partition((X, y, qid), kind, options)
         assert part.summary() == {"count": 1, "skipped": 2, "total": 3, "pieces": []}
+
+
+def test_review21_paths_arguments_and_fitted_state(client, tmp_path, monkeypatch):
+    """Review 21: relative shard paths were opened from the workers' own directories;
+    an empty shard, a file named like a glob, blocksize="1KB"; eval_set, group and
+    early stopping were ignored on partitions, history_ and max_query_size_ kept from
+    an earlier fit; a model narrower than the shards could not score them."""
+    folder = tmp_path / "sh"
+    folder.mkdir()
+    path = single_query_file(tmp_path, n=120)
+    text = path.read_text().replace("qid:1 ", "qid:2 ", 60)  # (two queries of 60)
+    (folder / "run[1].txt").write_text(text)
+    (folder / "z-empty.txt").write_text("")  # (as Spark writes an empty partition)
+    monkeypatch.chdir(tmp_path)  # (the workers' directory is another)
+    data = svmrank_dask.read_svmlight("sh/*.txt", blocksize="1KB", client=client)
+    assert data.paths == [str(folder / "run[1].txt")] and data.shape[0] == 120
+    assert len(svmrank_dask.read_svmlight("sh/run[1].txt", client=client).partitions) == 1
+    with pytest.raises(ValueError, match="^blocksize: expected None, a positive integer or a"):
+        svmrank_dask.read_svmlight("sh/*.txt", blocksize="64XB", client=client)
+    with pytest.raises(ValueError, match="^n_features: expected None, 'max' or an integer"):
+        svmrank_dask.read_svmlight("sh/*.txt", n_features=-1, client=client)
+    with pytest.raises(ValueError, match="every file is empty"):
+        svmrank_dask.read_svmlight("sh/z-*.txt", client=client)
+    X, y, qid = load_svmlight(folder / "run[1].txt")
+    for argument in ({"eval_set": (X, y, qid)}, {"early_stopping_rounds": 3},
+                     {"group": [60, 60]}):
+        for model in (APSVM(C=1.0), BinarySVM(C=1.0)):
+            with pytest.raises(ValueError, match=f"^{next(iter(argument))}: not supported by"):
+                model.fit(data, **argument)
+    model = APSVM(C=1.0).fit(X[:100], y[:100])  # (one query: no max_query_size_)
+    assert model.max_query_size_ is None
+    model.fit(data)
+    assert model.max_query_size_ == 60 and len(model.history_) == model.n_iter_
+    narrow = APSVM(C=1.0).fit(X[:, :4], y, qid=qid)
+    with pytest.warns(UserWarning, match="beyond 4 are ignored"):
+        scores = narrow.decision_function(data)
+    np.testing.assert_allclose(scores, narrow.decision_function(X[:, :4]), rtol=1e-12)
+
+
+def test_a_scheduler_without_workers_is_a_one_line_error():
+    with distributed.LocalCluster(n_workers=0, dashboard_address=None,
+                                  processes=False) as cluster:
+        with pytest.raises(ValueError, match="has no worker"):
+            svmrank_dask.connect(cluster.scheduler_address, timeout=1)

@@ -1,8 +1,11 @@
 """What every console script shares: SVM-struct style option parsing, one-line errors
 and exit codes."""
 import argparse
+import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
+import logging
 import os
 import re
 import sys
@@ -261,12 +264,24 @@ def dask_client(args):
     that ``local:N`` started is closed after."""
     try:
         from .. import dask as svmrank_dask
+        from distributed.comm import CommClosedError
     except ImportError as exc:
         raise CLIError(f"--dask: {exc}") from None
     svmrank_dask.shard_paths(args.example_file)  # (a bad glob before the cluster starts)
+    # (distributed's own log lines, tracebacks of reconnection attempts among them, would
+    # come before the one-line error that ends the command)
+    for name in ["distributed", *logging.root.manager.loggerDict]:  # (some have own levels)
+        if name.startswith("distributed"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     client = svmrank_dask.connect(args.dask)
     try:
         yield svmrank_dask, client
+    except (asyncio.CancelledError, concurrent.futures.CancelledError, CommClosedError) as exc:
+        # (the scheduler went away mid-work: its futures are cancelled)
+        raise OSError(f"--dask: lost the Dask scheduler at {args.dask} while working "
+                      f"({type(exc).__name__})") from None
+    except RuntimeError as exc:  # (a lost partition that cannot be rebuilt)
+        raise OSError(f"--dask: {exc}") from None
     finally:
         cluster = getattr(client, "cluster", None)
         client.close()

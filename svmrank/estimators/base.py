@@ -358,13 +358,19 @@ def is_partitioned(X):
     return hasattr(X, "partitions") and callable(getattr(X, "problem", None))
 
 
-def check_partitioned_fit(estimator, X, y, qid, graded=False):
+def check_partitioned_fit(estimator, X, y, qid, graded=False, **unsupported):
     """The checks of a fit on partitioned X: y and qid come from the shards, with two
-    labels or more (``graded`` False: relevant and non-relevant ones); records
-    ``classes_`` and ``n_features_in_``."""
+    labels or more (``graded`` False: relevant and non-relevant ones); the fit
+    arguments in ``unsupported`` (group, eval_set, early_stopping_rounds) must be None.
+    Records ``classes_``, ``n_features_in_`` and ``max_query_size_``."""
     if y is not None or qid is not None:
         raise ValueError(f"y, qid: {type(estimator).__name__}.fit on partitioned data reads "
                          "the labels and queries from the shards; pass them as None")
+    given = [name for name, value in unsupported.items() if value is not None]
+    if given:
+        raise ValueError(f"{given[0]}: not supported by {type(estimator).__name__}.fit on "
+                         "partitioned (Dask) data; pass None (the queries come from the "
+                         "shards; a validation set is scored in memory only)")
     if len(X.labels) < 2:
         raise ValueError(f"y: needs a relevant and a non-relevant sample; got one class "
                          f"({X.labels.tolist()[0]!r})")
@@ -372,8 +378,9 @@ def check_partitioned_fit(estimator, X, y, qid, graded=False):
         raise ValueError("y: needs relevant (y > 0) and non-relevant (y <= 0) samples")
     estimator.classes_ = X.labels
     estimator.n_features_in_ = X.n_features
-    if hasattr(estimator, "feature_names_in_"):
-        del estimator.feature_names_in_
+    sizes = X.query_sizes()  # (score without qid warns past the largest, as in memory)
+    estimator.max_query_size_ = int(sizes.max()) if len(sizes) > 1 else None
+    drop_attributes(estimator, "feature_names_in_")
 
 
 def warn_if_degenerate(w, scores, owner, C, hint=""):

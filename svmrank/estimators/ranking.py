@@ -141,7 +141,8 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         """:meth:`fit`, the learner started from ``w0`` (default 0) on data in memory."""
         self._check_common()
         if is_partitioned(X):
-            return self._fit_partitioned(X, y, qid)
+            return self._fit_partitioned(X, y, qid, group=group, eval_set=eval_set,
+                                         early_stopping_rounds=early_stopping_rounds)
         X = self._validate_X(X, reset=True)
         y = self._fit_labels(y, X.shape[0])
         qid = fit_queries(self, qid, group, X.shape[0])
@@ -174,7 +175,7 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
             del self.n_easy_
         return self
 
-    def _fit_partitioned(self, X, y, qid):
+    def _fit_partitioned(self, X, y, qid, **unsupported):
         if getattr(self, "approx", None) is not None:
             raise ValueError("approx: not supported on partitioned (Dask) data (its easy "
                              "samples are hard constraints of the QP on the driver)")
@@ -184,11 +185,12 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         graded = self._graded_loss(X.labels)
         if graded is not None and self.lai != "qs":
             raise ValueError(f"lai: {graded!r} has one exact inference; leave lai='qs'")
-        check_partitioned_fit(self, X, y, qid, graded=graded is not None)
+        check_partitioned_fit(self, X, y, qid, graded=graded is not None, **unsupported)
         warn_binarised_labels(self.classes_, self.loss, type(self).__name__)
         problem = X.problem("ranking", loss=self.loss, lai=self.lai) if graded is None else \
             X.problem("graded", loss=graded)
         result = self._run(problem)
+        self.history_ = result.history
         self.loss_ = get_loss(self.loss) if graded is None else graded
         self.coef_ = result.w
         self.intercept_ = 0.0
@@ -357,8 +359,10 @@ class BinarySVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPl
             if getattr(self, "loss", "error") != "error":
                 raise ValueError(f"loss: {self.loss!r} is not supported on partitioned (Dask) "
                                  "data: only 'error'")
-            check_partitioned_fit(self, X, y, None)
+            check_partitioned_fit(self, X, y, None, group=group, eval_set=eval_set,
+                                  early_stopping_rounds=early_stopping_rounds)
             result = self._run(X.problem("binary", bias=bias))
+            self.history_ = result.history
             d = X.n_features
             self.coef_ = result.w[:d]
             self.intercept_ = float(result.w[d] * bias) if bias else 0.0
