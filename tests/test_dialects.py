@@ -503,3 +503,15 @@ def test_an_error_after_a_progress_line_starts_a_line_of_its_own(tmp_path, capsy
     assert rank_classify.main([str(bad), str(model), str(tmp_path / "p")]) == 1
     out, err = capsys.readouterr()
     assert out.endswith("Reading test examples...\n") and err.startswith("svm_rank_classify")
+
+
+def test_rank_learn_prints_the_slack_on_svm_ranks_scale(tmp_path, capsys):
+    """Review 21: the summary's slack was RankSVM's (C = c·n_r/n), above the objective;
+    on SVM-rank's scale objective = ½‖w‖² + c·slack."""
+    model = tmp_path / "m"
+    assert rank_learn.main(["-c", "3", str(TRAIN), str(model)]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if "slack" in ln)
+    objective, slack = (float(re.search(rf"{key} ([-+0-9.e]+)", line).group(1))
+                        for key in ("objective", "slack"))
+    w = read_model(model).w
+    assert objective == pytest.approx(0.5 * w @ w + 3 * slack, rel=1e-5)

@@ -110,23 +110,26 @@ def _drop_shrinking_option(args):
 
 
 def training_summary(result, elapsed, stopped="Stopped at -# (not converged)",
-                     interrupted=False):
+                     interrupted=False, slack_scale=1.0):
     """The cutting-plane learners' summary line of a fit's ``result_`` (``interrupted``:
-    Ctrl-C ended it)."""
+    Ctrl-C ended it); the slack times ``slack_scale`` (the estimator's C over the tool's:
+    objective = ½‖w‖² + C·slack on the tool's scale)."""
     r = result
     status = ("Converged" if r.converged else "Interrupted (not converged)" if interrupted
               else stopped)
     return (f"{status} after "
             f"{r.n_iter} iteration{'s' * (r.n_iter != 1)}, {r.n_constraints} "
             f"constraint{'s' * (r.n_constraints != 1)}; objective "
-            f"{r.primal_objective:.8g}, duality gap {r.duality_gap:.3g}, slack {r.xi:.6g}; "
+            f"{r.primal_objective:.8g}, duality gap {r.duality_gap:.3g}, slack "
+            f"{slack_scale * r.xi:.6g}; "
             f"{elapsed:.2f}s.")
 
 
-def fit_and_write(estimator, X, y, args, written, version=None, **fit_kwargs):
+def fit_and_write(estimator, X, y, args, written, version=None, tool_c=None, **fit_kwargs):
     """Fit ``estimator`` (a ValueError names ``args.example_file``), write its SVM-light
     model to ``args.model_file`` (its version line ``version``, default V6.20) and, at
-    ``args.v >= 1``, print the summary then ``written``."""
+    ``args.v >= 1``, print the summary (its slack on the scale of the tool's C,
+    ``tool_c``, when it is not the estimator's) then ``written``."""
     import time
 
     from ..io.estimator_model import to_model
@@ -143,7 +146,8 @@ def fit_and_write(estimator, X, y, args, written, version=None, **fit_kwargs):
                 version=version or VERSION)
     if args.v >= 1:
         summary = training_summary(estimator.result_, elapsed, "Stopped (not converged)",
-                                   getattr(estimator, "interrupted_", False))
+                                   getattr(estimator, "interrupted_", False),
+                                   float(estimator.C) / tool_c if tool_c else 1.0)
         print(f"{summary}\n{written}", flush=True)
 
 

@@ -152,7 +152,7 @@ def learn(argv):
                           max_iter=100000, verbose=0)
     fit_and_write(estimator, X, np.where(y > 0, 1.0, -1.0), args,
                   "(objective on BinarySVM's scale)\nWriting model file...done",
-                  version=SVM_LIGHT_VERSION)
+                  version=SVM_LIGHT_VERSION, tool_c=c_light)
     return 0
 
 

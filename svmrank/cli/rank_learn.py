@@ -119,7 +119,8 @@ def learn(argv):
     X, y, qid = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES)
     y = label_order(y, qid, args.example_file)
     estimator = estimator_for(args, pairs_per_query(y, qid), X.shape)
-    fit_and_write(estimator, X, y, args, "Writing learned model...done", qid=qid)
+    fit_and_write(estimator, X, y, args, "Writing learned model...done", tool_c=args.c,
+                  qid=qid)
     return 0
 
 
@@ -171,7 +172,8 @@ def learn_on_dask(args):
         data = svmrank_dask.read_svmlight(args.example_file, n_features="max",
                                           client=client)
         estimator = estimator_for(args, data.query_pairs(), data.shape)
-        fit_and_write(estimator, data, None, args, "Writing learned model...done")
+        fit_and_write(estimator, data, None, args, "Writing learned model...done",
+                      tool_c=args.c)
     return 0
 
 
