@@ -335,17 +335,17 @@ def read_svmlight(paths_or_glob, blocksize=None, n_features=None, client=None):
             n_features, numbers.Integral) or not 0 <= n_features <= np.iinfo(np.int32).max):
         raise ValueError(f"n_features: expected None, 'max' or an integer in [0, "
                          f"{np.iinfo(np.int32).max}], got {n_features!r}")
+    given = blocksize
     if isinstance(blocksize, str):  # ("64MB", as dask's readers take it)
         try:
             blocksize = dask.utils.parse_bytes(blocksize)
         except ValueError:
-            raise ValueError(f"blocksize: expected None, a positive integer or a size such "
-                             f"as '64MB', got {blocksize!r}") from None
+            blocksize = 0  # (refused below, naming what was given)
     if blocksize is not None and (isinstance(blocksize, bool)
                                   or not isinstance(blocksize, numbers.Real)
                                   or int(blocksize) != blocksize or blocksize < 1):
         raise ValueError(f"blocksize: expected None, a positive integer or a size such as "
-                         f"'64MB', got {blocksize!r}")
+                         f"'64MB', got {given!r}")
     paths = shard_paths(paths_or_glob)
     client = _current_client(client)
     # each shard is read on a worker and stays there; only its summary comes back
