@@ -494,6 +494,21 @@ def test_classifiers_write_no_predictions_for_a_file_without_examples(tmp_path, 
     assert "expected at least one example line" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("learner, options", [
+    (ap_learn, []), (ap_learn, ["--latent"]), (rank_learn, ["-c", "1"]),
+    (perf_learn, ["-c", "1"]), (light_learn, []), (topk_learn, ["-c", "1"])])
+def test_a_training_file_of_labels_only_is_named(tmp_path, capsys, learner, options):
+    """Issue 29 and review 21: the error was scikit-learn's 'X: Found array with 0
+    feature(s)'; no model file is written."""
+    path, model = tmp_path / "labels_only.dat", tmp_path / "m"
+    path.write_text("1 qid:1\n1 qid:1 # no feature\n2 qid:2\n2 qid:2\n")
+    assert learner.main(options + ["-v", "0", str(path), str(model)]) == 1
+    assert capsys.readouterr().err == (f"{learner.DIALECT.prog}: error: {path}: no example "
+                                       "line has a feature (idx:val), so there is no weight "
+                                       "to learn\n")
+    assert not model.exists()
+
+
 def test_an_error_after_a_progress_line_starts_a_line_of_its_own(tmp_path, capsys):
     """Review 21: "Reading test examples...svm_rank_classify: error: ..." in a log of
     both streams; the progress line is now ended first."""

@@ -438,15 +438,6 @@ def test_a_model_too_large_for_the_reader_is_refused_before_training(tmp_path, c
         write_multiclass_model(tmp_path / "model", MulticlassModel(wide, np.arange(1, 10)))
 
 
-def test_a_training_file_without_features_is_named(tmp_path, capsys):
-    """Issue 29: the error was the estimator's 'X: Found array with 0 feature(s)'."""
-    path = tmp_path / "labels_only.dat"
-    path.write_text("1\n2\n1 # no feature\n2\n")
-    model = tmp_path / "m"
-    assert learn(["-c", "1", "-v", "0", path, model]) == 1
-    assert fails(capsys, 1, f"{path}: no example has a feature", model)
-
-
 @pytest.mark.parametrize("labels", ["fractional", "negative"])
 def test_class_cap_applies_to_every_label_kind(tmp_path, capsys, monkeypatch, labels):
     """Issue 29 #3: fractional (and other non 1..m) labels skipped the class-count check."""

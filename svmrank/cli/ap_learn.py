@@ -12,11 +12,9 @@ from ..graph import edges_for_examples
 from ..exceptions import InputFormatError
 from ..problems.appx import APPX_BIAS
 from ..inference import METHODS, SEARCH_LOSSES, SEARCH_METHODS
-from .._validation import MAX_TRAIN_FEATURES
 from ..io.estimator_model import to_model
 from ..io.model_file import write_model
-from ..io.svmlight import load_svmlight
-from .common import (CLIError, check_outputs, dask_client, nonempty, plot_if_asked,
+from .common import (CLIError, check_outputs, dask_client, load_training, nonempty, plot_if_asked,
                      positive_float, run, stop_if_interrupted, strict_int, training_summary)
 from .dialects import (PERF_SETTINGS, USED, Dialect, Option, c_option, dask_option, e_option,
                        kernel_options, learner_positionals, plot_options, rescaling_options,
@@ -250,12 +248,11 @@ def learn(argv):
     check_outputs(args, args.model_file, inputs=[f for f in (args.example_file, args.edges) if f])
     start = time.perf_counter()
     if args.latent:
-        X, y, qid, known = load_bags(args.example_file, max_index=MAX_TRAIN_FEATURES)
+        X, y, qid, known = load_training(args.example_file, load_bags)
     elif args.model and args.groups not in (None, "qid"):  # group keys in the comments
-        X, y, qid, comments = load_svmlight(args.example_file, return_comments=True,
-                                            max_index=MAX_TRAIN_FEATURES)
+        X, y, qid, comments = load_training(args.example_file, return_comments=True)
     else:
-        X, y, qid = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES)
+        X, y, qid = load_training(args.example_file)
     if args.model and args.pairwise and max(args.pairwise) >= X.shape[1]:
         raise CLIError(f"--pairwise-features: feature {max(args.pairwise) + 1} exceeds the "
                        f"highest feature number {X.shape[1]} of {args.example_file}")

@@ -251,6 +251,19 @@ def example_place(path, k):
     return f"{path}: example {k + 1}"
 
 
+def load_training(path, load=None, **kwargs):
+    """``load(path, max_index=MAX_TRAIN_FEATURES, **kwargs)`` (default
+    :func:`~svmrank.io.svmlight.load_svmlight`) for a learner: a file whose lines are
+    labels only is refused by name (SVM-light's learners write a model of w = 0)."""
+    from .._validation import MAX_TRAIN_FEATURES
+    from ..io.svmlight import load_svmlight
+    loaded = (load or load_svmlight)(path, max_index=MAX_TRAIN_FEATURES, **kwargs)
+    if loaded[0].shape[1] == 0:
+        raise ValueError(f"{path}: no example line has a feature (idx:val), so there is "
+                         "no weight to learn")
+    return loaded
+
+
 def refuse_overflowing_rows(values, path, what):
     """ValueError naming the file and line of the first row of ``values`` (1-d, or 2-d
     by row) that is not finite."""

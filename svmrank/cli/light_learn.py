@@ -8,10 +8,10 @@ import sys
 import numpy as np
 
 from .. import __version__
-from .._validation import MAX_TRAIN_FEATURES
 from ..io.model_file import SVM_LIGHT_VERSION
-from ..io.svmlight import load_svmlight, open_data
-from .common import check_outputs, example_place, fit_and_write, positive_float, run
+from ..io.svmlight import open_data
+from .common import (check_outputs, example_place, fit_and_write, load_training, positive_float,
+                     run)
 from .dialects import (REFUSED, UNUSED, USED, Dialect, Option, e_option, kernel_options,
                        learner_positionals, plot_options, solver_settings)
 
@@ -132,8 +132,7 @@ def learn(argv):
     """Train and write the model; errors propagate (see :func:`main`)."""
     args = parse_options(argv)
     check_outputs(args, args.model_file, inputs=(args.example_file,))
-    X, y, _ = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES,
-                            warn_mixed_qid=False)
+    X, y, _ = load_training(args.example_file, warn_mixed_qid=False)
     n = X.shape[0]
     if (y == 0).any():
         raise ValueError(f"{example_place(args.example_file, int(np.argmax(y == 0)))}: label "

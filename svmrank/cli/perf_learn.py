@@ -8,12 +8,11 @@ import time
 import numpy as np
 
 from .. import __version__
-from .._validation import MAX_TRAIN_FEATURES
 from ..io.estimator_model import to_model
 from ..io.model_file import LinearModel, write_model
-from ..io.svmlight import load_svmlight
 from ..problems.perf import DEFAULT_K, perf_scale
-from .common import CLIError, check_outputs, plot_if_asked, run, stop_if_interrupted
+from .common import (CLIError, check_outputs, load_training, plot_if_asked, run,
+                     stop_if_interrupted)
 from .dialects import (REFUSED, UNUSED, USED, Dialect, Option, c_option, e_option,
                        kernel_options, learner_positionals, plot_options, require_c,
                        rescaling_options, solver_settings, verbosity_options)
@@ -133,7 +132,7 @@ def learn(argv):
     check_outputs(args, args.model_file, inputs=[args.example_file])
     if args.v >= 1:
         print("Reading training examples...", end="", flush=True)
-    X, y, _ = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES, warn_mixed_qid=False)
+    X, y, _ = load_training(args.example_file, warn_mixed_qid=False)
     n_pos = int((y > 0).sum())
     n_neg = len(y) - n_pos
     if args.v >= 1:

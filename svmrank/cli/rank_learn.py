@@ -6,10 +6,8 @@ import sys
 import numpy as np
 
 from .. import __version__
-from .._validation import MAX_TRAIN_FEATURES
-from ..io.svmlight import load_svmlight
 from ..graded import MAX_LEVEL, graded_levels
-from .common import check_outputs, dask_client, example_place, fit_and_write, run
+from .common import check_outputs, dask_client, example_place, fit_and_write, load_training, run
 from .dialects import (UNUSED, USED, Dialect, Option, c_option, dask_option, e_option,
                        kernel_options, learner_positionals, plot_options, require_c,
                        rescaling_options, solver_settings, verbosity_options)
@@ -116,7 +114,7 @@ def learn(argv):
     check_outputs(args, args.model_file, inputs=(args.example_file,))
     if args.v >= 1:
         print("Reading training examples...", end="", flush=True)
-    X, y, qid = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES)
+    X, y, qid = load_training(args.example_file)
     y = label_order(y, qid, args.example_file)
     estimator = estimator_for(args, pairs_per_query(y, qid), X.shape)
     fit_and_write(estimator, X, y, args, "Writing learned model...done", tool_c=args.c,

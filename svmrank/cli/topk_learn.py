@@ -8,13 +8,11 @@ import warnings
 import numpy as np
 
 from .. import __version__
-from .._validation import MAX_TRAIN_FEATURES
 from ..io.estimator_model import MULTICLASS_SCALE, to_model
 from ..io.multiclass_model import check_model_size, format_label, write_multiclass_model
-from ..io.svmlight import load_svmlight
 from ..learners.sdca import check_sdca_memory
 from ..parallel import current_threads
-from .common import (CLIError, check_outputs, plot_if_asked, refuse_overflowing_rows, run,
+from .common import (CLIError, check_outputs, load_training, plot_if_asked, refuse_overflowing_rows, run,
                      stop_if_interrupted)
 from .dialects import (UNUSED, USED, Dialect, Option, c_option, e_option, kernel_options,
                        learner_positionals, plot_options, rescaling_options,
@@ -139,10 +137,7 @@ def learn(argv):
     args = parse_options(argv)
     check_outputs(args, args.model_file, inputs=(args.example_file,))  # before training
     start = time.perf_counter()
-    X, y, _ = load_svmlight(args.example_file, max_index=MAX_TRAIN_FEATURES, warn_mixed_qid=False)
-    if X.shape[1] == 0:
-        raise ValueError(f"{args.example_file}: no example has a feature (every line is a "
-                         "label only): nothing to learn from")
+    X, y, _ = load_training(args.example_file, warn_mixed_qid=False)
     classes = class_labels(y, args.example_file, args.keep_empty_classes)
     with np.errstate(over="ignore"):
         refuse_overflowing_rows(np.asarray(X.multiply(X).sum(axis=1)).ravel(),
