@@ -148,3 +148,15 @@ def test_latent_score_without_bags_warns_once_per_call():
         warnings.simplefilter("always")
         model.decision_function(X, bags=bags)  # (an array: one feature-names warning)
     assert sum("feature names" in str(w.message) for w in caught) == 1
+
+
+def test_a_file_name_that_is_not_utf8_is_echoed_as_its_bytes(tmp_path):
+    """Review 21: "[Errno 2] No such file or directory: 'a\\udcff.dat'" echoed Python's
+    escapes; SVM-struct's tools print the name's bytes, and so do ours."""
+    import os
+    import subprocess
+    name = os.fsencode(tmp_path) + b"/a\xff\xe9.dat"
+    proc = subprocess.run([sys.executable, "-m", "svmrank.cli.rank_learn", "-c", "1", name,
+                           os.fsencode(tmp_path / "m")], capture_output=True, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr == b"svm_rank_learn: error: " + name + b": No such file or directory\n"

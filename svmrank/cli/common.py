@@ -2,6 +2,7 @@
 and exit codes."""
 import argparse
 import asyncio
+import codecs
 import concurrent.futures
 import contextlib
 import contextvars
@@ -18,6 +19,21 @@ from ..exceptions import InputFormatError
 from ..io.atomic import check_writable
 from ..learners.qp import QPError
 from ..parallel import set_threads
+
+
+def _echo_bytes(error):
+    """Encoding error handler: a file name's undecodable bytes (lone surrogates from
+    ``os.fsdecode``) are written back as those bytes, as SVM-struct's tools echo them;
+    other characters the stream cannot encode are backslash escapes."""
+    if isinstance(error, UnicodeEncodeError):
+        text = error.object[error.start:error.end]
+        if all("\udc80" <= c <= "\udcff" for c in text):
+            return bytes(ord(c) - 0xDC00 for c in text), error.end
+    return codecs.backslashreplace_errors(error)
+
+
+_ECHO_BYTES = "svmrank.echo_bytes"
+codecs.register_error(_ECHO_BYTES, _echo_bytes)
 
 
 class CLIError(Exception):
@@ -400,6 +416,15 @@ def _all_cores_then(main, argv):
     return main(argv)
 
 
+def _one_line(exc):
+    """``exc`` as the error line: an OSError about a file is "file: reason", the file
+    name as given (Python's "[Errno 2] ...: 'name'" escapes bytes that are not UTF-8)."""
+    if isinstance(exc, OSError) and isinstance(exc.filename, (str, bytes)) and exc.strerror:
+        names = [os.fsdecode(f) for f in (exc.filename, exc.filename2) if f is not None]
+        return f"{' -> '.join(names)}: {exc.strerror}"
+    return str(exc)
+
+
 def run(main, argv=None, prog=None):
     """Run ``main(argv)`` and turn errors into one line on stderr and an exit status:
     2 for usage errors, 1 for bad input files and other failures. A closed stdout
@@ -416,8 +441,8 @@ def run(main, argv=None, prog=None):
         print(f"{prog}: warning: {message}", file=sys.stderr, flush=True)
 
     for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 still prints
-        if hasattr(stream, "reconfigure") and stream.errors == "strict":
-            stream.reconfigure(errors="backslashreplace")
+        if hasattr(stream, "reconfigure") and stream.errors in ("strict", "backslashreplace"):
+            stream.reconfigure(errors=_ECHO_BYTES)
     stdout = sys.stdout
     if stdout is not None:  # (None: started with stdout closed; print() then does nothing)
         sys.stdout = _ReaderGone(stdout)
@@ -433,7 +458,7 @@ def run(main, argv=None, prog=None):
         return 2
     except (InputFormatError, ValueError, OSError, QPError) as exc:
         end_progress_line()
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
         return 1
     except MemoryError:
         end_progress_line()
