@@ -564,3 +564,15 @@ def test_errors_on_scattered_bags_name_the_rows_passed_in():
         LatentAPSVM().fit(X, y, bags=bags, known=np.array([1, 0, 1, 0, 0, 0], dtype=bool))
     model = LatentAPSVM().fit(X, y, bags=bags, known=np.array([2, -1, -1]))
     assert model.latent_[0] == 2
+
+
+@pytest.mark.parametrize("cls", [LatentAPSVM, LatentSVM])
+def test_a_bad_bags_val_is_named_as_eval_sets(cls):
+    """Review 22: a wrong bags_val was reported as ``bags``, the training argument."""
+    X, y, bags, _ = make_bags(n_bags=20, bag_size=(2, 4), random_state=0)
+    with pytest.raises(ValueError, match=r"^eval_set bags_val: expected \d+ bag ids"):
+        cls(C=1.0).fit(X, y, bags=bags, eval_set=(X, y, bags[:-3]))
+    nan_bags = bags.astype(float)
+    nan_bags[0] = np.nan
+    with pytest.raises(ValueError, match="^eval_set bags_val: contains NaN"):
+        cls(C=1.0).fit(X, y, bags=bags, eval_set=(X, y, nan_bags))

@@ -222,6 +222,45 @@ def test_ctrl_c_in_a_later_start_keeps_the_best_earlier_one(bags, monkeypatch):
     assert model.interrupted_ and not model.converged_ and model.objectives_.shape == (1,)
 
 
+@pytest.mark.parametrize("fit", ["latent", "hoap_local", "hoap_bound"])
+def test_ctrl_c_in_the_first_round_keeps_its_solves_point(fit, bags, graph, monkeypatch):
+    """Review 22: Ctrl-C in round 1 of the first start (no round completed) raised
+    KeyboardInterrupt, and --save-on-interrupt wrote nothing; the fit now ends at the
+    point the round's solve had reached (a local round: at its start w_t)."""
+    (X, y, b, _), _ = bags
+    (Xg, yg, E), _ = graph
+    _ctrl_c_on(monkeypatch, lambda m: len([r for r in m.records if r.get("round") == 1]) == 2)
+    with pytest.warns(UserWarning, match="CCCP interrupted in round 1: keeping the point"):
+        if fit == "latent":
+            model = LatentAPSVM(C=1.0, n_init=3).fit(X, y, bags=b)
+            scores = model.decision_function(X, b)
+        else:
+            model = HOAPSVM(C=10.0, eta=1.0, cccp_step=fit[5:]).fit(Xg, yg, edges=E)
+            scores = model.decision_function(Xg, E)
+    assert model.interrupted_ and not model.converged_ and model.n_outer_iter_ == 1
+    assert len(model.history_) == 1 and model.objective_ == model.history_[0]
+    assert np.isfinite(model.objective_) and np.isfinite(scores).all()
+    if fit == "latent":
+        assert model.objectives_.shape == (1,)
+        assert model.result_.w is not None and np.any(model.coef_)
+
+
+def test_latent_cli_summary_says_interrupted(bags, tmp_path, capsys, monkeypatch):
+    """Review 22: after Ctrl-C in round 2, --save-on-interrupt's summary said "Converged"
+    (the last convex solve's status, not the fit's)."""
+    from svmrank.cli import ap_learn
+    from svmrank.io.svmlight import dump_svmlight
+    (X, y, b, _), _ = bags
+    train, model = tmp_path / "bags.dat", tmp_path / "model"
+    dump_svmlight(train, X, y, qid=b)  # (bag ids as qid, labels per row)
+    _ctrl_c_on(monkeypatch, lambda m: len([r for r in m.records if r.get("round") == 2]) == 2)
+    assert ap_learn.main(["--latent", "-c", "1", "--save-on-interrupt", str(train),
+                          str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "Interrupted (not converged) after" in out and "Converged" not in out
+    assert model.exists()
+
+
 HOAP_UNTIL_SIGNALLED = """
 import json, warnings
 import numpy as np

@@ -298,7 +298,8 @@ def write_and_report(args, estimator, n_train, elapsed):
     write_model(args.model_file, to_model(estimator, n_train=n_train))
     if args.v >= 1:
         summary = training_summary(estimator.result_, elapsed,
-                                   interrupted=getattr(estimator, "interrupted_", False))
+                                   interrupted=getattr(estimator, "interrupted_", False),
+                                   converged=estimator.converged_)
         print(f"{summary}\n"
               f"Writing model file {args.model_file}... done", flush=True)
     return 0

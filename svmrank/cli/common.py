@@ -126,12 +126,14 @@ def _drop_shrinking_option(args):
 
 
 def training_summary(result, elapsed, stopped="Stopped at -# (not converged)",
-                     interrupted=False, slack_scale=1.0):
+                     interrupted=False, slack_scale=1.0, converged=None):
     """The cutting-plane learners' summary line of a fit's ``result_`` (``interrupted``:
-    Ctrl-C ended it); the slack times ``slack_scale`` (the estimator's C over the tool's:
-    objective = ½‖w‖² + C·slack on the tool's scale)."""
+    Ctrl-C ended it; ``converged``: the whole fit's status when it is not the last
+    solve's, as for the latent models' CCCP); the slack times ``slack_scale`` (the
+    estimator's C over the tool's: objective = ½‖w‖² + C·slack on the tool's scale)."""
     r = result
-    status = ("Converged" if r.converged else "Interrupted (not converged)" if interrupted
+    converged = r.converged if converged is None else converged
+    status = ("Interrupted (not converged)" if interrupted else "Converged" if converged
               else stopped)
     return (f"{status} after "
             f"{r.n_iter} iteration{'s' * (r.n_iter != 1)}, {r.n_constraints} "

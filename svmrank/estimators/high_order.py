@@ -18,7 +18,7 @@ from sklearn.exceptions import ConvergenceWarning
 from .._validation import check_int, check_positive, check_vector
 from ..graph import max_marginals as graph_max_marginals
 from ..graph import max_score_labelling
-from ..learners.cccp import cccp
+from ..learners.cccp import RoundInterrupted, cccp
 from ..metrics import average_precision, mean_over_ranked_queries
 from ..problems.high_order import (HighOrderFeatures, HOAPPairProblem, HOAPProblem, HOBProblem,
                                    LabellingSet, hoap_true_objective)
@@ -346,7 +346,11 @@ class HOAPSVM(_HighOrderEstimator):
 
             def solve(fixed, w):
                 problem = HOAPProblem(features, relevant, fixed, lai=self.lai)
-                res = self._solve(problem, w0=w, nonpositive=nonpositive)
+                try:
+                    res = self._solve(problem, w0=w, nonpositive=nonpositive)
+                except RoundInterrupted as exc:  # (CCCP may keep its point)
+                    solves.append(exc.result)
+                    raise
                 solves.append(res)
                 return res.w, res.primal_objective
 
@@ -387,8 +391,13 @@ class HOAPSVM(_HighOrderEstimator):
             box = state[-1]
             w_t, mm = box.w, box.mm
             start = evaluate(w_t)[0]
-            res = self._solve(HOAPPairProblem(features, relevant, mm, lai=lai), w0=w_t,
-                              nonpositive=nonpositive)
+            try:
+                res = self._solve(HOAPPairProblem(features, relevant, mm, lai=lai), w0=w_t,
+                                  nonpositive=nonpositive)
+            except RoundInterrupted as exc:  # (CCCP may keep w_t, whose true objective
+                exc.result.w = w_t           # is known; no step is tried)
+                solves.append(exc.result)
+                raise RoundInterrupted(w_t, start, exc.result) from None
             solves.append(res)
             for alpha in (1.0, 0.5, 0.25, 0.125):
                 w = w_t + alpha * (res.w - w_t)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._validation import check_int, check_positive, check_random_state
 from ..bags import check_bag_labels, check_known, group_bags
-from ..learners.cccp import cccp
+from ..learners.cccp import RoundInterrupted, cccp
 from ..metrics import average_precision, mean_over_ranked_queries
 from ..problems.binary import BinaryProblem
 from ..problems.latent import LatentAPProblem, LatentBinaryProblem, LatentSSVMProblem
@@ -101,7 +101,7 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
         d = self.n_features_in_
         X_val = check_eval_X(eval_set, d, "bags_val", owner=self)
         bag_index, order = group_bags(eval_set[2] if len(eval_set) == 3 else None,
-                                      X_val.shape[0])
+                                      X_val.shape[0], name="eval_set bags_val")
         if order is not None:
             X_val = X_val[order]
         try:
@@ -135,7 +135,11 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
             # solve never ends above the previous one and CCCP's decrease is measured
             # exactly, whatever the inner tolerance ε
             problem.set_state(state)
-            res = self._solve(problem, w0=w, line_search=True, verbose=0)
+            try:
+                res = self._solve(problem, w0=w, line_search=True, verbose=0)
+            except RoundInterrupted as exc:  # (CCCP may keep its point)
+                solves.append(exc.result)
+                raise
             solves.append(res)
             return res.w, res.primal_objective
 
@@ -184,7 +188,7 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
                 with self._threads():  # (the per-bag argmax of impute on n_jobs threads)
                     result = cccp(problem.impute, solve, tol=float(self.tol) * float(self.C),
                                   max_iter=int(self.max_outer_iter), verbose=self.verbose,
-                                  monitor=monitor, **start)
+                                  monitor=monitor, keep_first_round=best is None, **start)
             except KeyboardInterrupt:  # (in a later start's first round: keep the best)
                 if best is None:
                     raise
@@ -369,8 +373,10 @@ class LatentSSVM(LatentAPSVM):
     candidates and the exact candidates for a fixed ranking until the loss-augmented
     score stops rising (at most ``max_rounds`` rounds), from the candidates of highest
     score and from the ground truth's, an approximation of the joint maximisation
-    (see :class:`svmrank.problems.latent.LatentSSVMProblem`). Bags are scored by their
-    highest candidate, like the other estimators here.
+    (see :class:`svmrank.problems.latent.LatentSSVMProblem`). ``objective_`` and
+    ``history_`` are measured with that approximation: lower bounds on the exact
+    objective at ``coef_``. Bags are scored by their highest candidate, like the other
+    estimators here.
 
     Parameters are those of :class:`LatentAPSVM`, plus ``max_rounds``.
     ``latent_`` holds the imputed ground-truth row of every bag.

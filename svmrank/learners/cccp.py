@@ -53,6 +53,16 @@ class CCCPResult:
     interrupted: bool = False
 
 
+class RoundInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a CCCP round's convex solve that had reached a point: ``w`` and its
+    convex ``objective`` (an upper bound on the true one), and the solve's ``result``,
+    for :func:`cccp` to keep when no round has completed."""
+
+    def __init__(self, w, objective, result):
+        super().__init__()
+        self.w, self.objective, self.result = w, float(objective), result
+
+
 def same_state(a, b):
     """True when two latent states are equal (arrays, tuples/lists of them, scalars)."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
@@ -64,7 +74,7 @@ def same_state(a, b):
 
 
 def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, out=None,
-         monitor=None):
+         monitor=None, keep_first_round=True):
     """Run the CCCP outer loop.
 
     Parameters
@@ -88,9 +98,11 @@ def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, 
         ``monitor.message`` when a monitor is given.
     monitor : svmrank.progress.Monitor, optional
         Told when each round starts (``start_round``), so that the records of the
-        convex solves carry their round. With ``monitor.catch_interrupt``, Ctrl-C after
-        the first solve ends the loop at the best completed solve (``interrupted``, a
-        UserWarning); the convex solves should then let KeyboardInterrupt through.
+        convex solves carry their round. With ``monitor.catch_interrupt``, Ctrl-C ends
+        the loop at the best completed solve (``interrupted``, a UserWarning), or in the
+        first round at the point its solve had reached (:class:`RoundInterrupted`; with
+        ``keep_first_round=False`` it is raised, for a caller that has a better point);
+        the convex solves should then let KeyboardInterrupt through.
 
     Returns
     -------
@@ -111,14 +123,19 @@ def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, 
     box = {"best": None}
     try:
         return _loop(impute, solve, state, w0, tol, max_iter, verbose, out, monitor, box)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         best = box["best"]
-        if monitor is None or not monitor.catch_interrupt or best is None:
+        if monitor is None or not monitor.catch_interrupt or (
+                best is None and not (keep_first_round and isinstance(exc, RoundInterrupted))):
             raise
+        if best is None:  # (round 1: its solve's point, at the starting state)
+            best = CCCPResult(exc.w, state, exc.objective, 1, False, [exc.objective])
+            where, kept = 1, "the point its convex solve had reached"
+        else:
+            where, kept = len(best.history) + 1, "the best completed round's parameters"
         best.converged, best.interrupted = False, True
-        warnings.warn(f"CCCP interrupted in round {len(best.history) + 1}: keeping the best "
-                      f"completed round's parameters (objective {best.objective:.6g}; not "
-                      "converged)", UserWarning, stacklevel=2)
+        warnings.warn(f"CCCP interrupted in round {where}: keeping {kept} (objective "
+                      f"{best.objective:.6g}; not converged)", UserWarning, stacklevel=2)
         return best
 
 

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 
 from .. import exceptions
 from .._validation import check_positive, check_verbose
+from .cccp import RoundInterrupted
 from .qp import solve_dual_qp_unchecked
 
 _BLAS = []  # the process's ThreadpoolController, made on the first fit
@@ -309,7 +310,9 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
     monitor : svmrank.progress.Monitor, optional
         Called with each iteration's history entry, the current point and the target
         gap C ε; a True return stops the run. With ``monitor.catch_interrupt``, Ctrl-C
-        ends the run at the best point found (``interrupted``, a UserWarning).
+        ends the run at the best point found (``interrupted``, a UserWarning); in a
+        CCCP round (``monitor.round`` set) it raises :class:`~.cccp.RoundInterrupted`
+        with that point instead.
     warm_start : CuttingPlaneResult, optional
         A run on the same problem (at any C): start from its w (unless ``w0`` is given)
         and its working set's planes and dual variables, e.g. along an increasing path of
@@ -356,15 +359,15 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
             else:
                 converged = run.plain(w, epsilon, max_iter)
     except KeyboardInterrupt:
-        # (in a CCCP round, the round's loop keeps the best completed round instead)
-        if monitor is None or not monitor.catch_interrupt or monitor.round is not None \
-                or run.best is None:
+        if monitor is None or not monitor.catch_interrupt or run.best is None:
             raise
         converged, interrupted = False, True
         run.primal, run.w, run.xi = run.best
-        warnings.warn(f"training interrupted after {len(run.history)} iterations: keeping the "
-                      f"best point found (objective {run.primal:.6g}, duality gap "
-                      f"{run.primal - run.dual:.3g}; not converged)", UserWarning, stacklevel=2)
+        if monitor.round is None:  # (in a CCCP round, the round's loop says what it keeps)
+            warnings.warn(f"training interrupted after {len(run.history)} iterations: keeping "
+                          f"the best point found (objective {run.primal:.6g}, duality gap "
+                          f"{run.primal - run.dual:.3g}; not converged)", UserWarning,
+                          stacklevel=2)
     if not np.isfinite(run.primal - run.dual):
         raise ValueError(f"the duality gap is not finite (C = {C:g}): lower C or scale the "
                          "features down")
@@ -375,13 +378,16 @@ def cutting_plane(problem, C, epsilon=1e-3, max_iter=10000, w0=None, nonpositive
     scores = problem.scores(run.w) if has_scores else None
     if not isinstance(scores, np.ndarray):  # (a distributed problem keeps them on its workers)
         scores = None
-    return CuttingPlaneResult(w=run.w, xi=run.xi, n_iter=len(run.history),
-                              n_constraints=run.ws.n_planes, primal_objective=run.primal,
-                              dual_objective=run.dual, duality_gap=run.primal - run.dual,
-                              converged=converged, history=run.history,
-                              interrupted=interrupted,
-                              planes=run.ws.planes() if keep_planes else None,
-                              scores=scores)
+    result = CuttingPlaneResult(w=run.w, xi=run.xi, n_iter=len(run.history),
+                                n_constraints=run.ws.n_planes, primal_objective=run.primal,
+                                dual_objective=run.dual, duality_gap=run.primal - run.dual,
+                                converged=converged, history=run.history,
+                                interrupted=interrupted,
+                                planes=run.ws.planes() if keep_planes else None,
+                                scores=scores)
+    if interrupted and monitor.round is not None:
+        raise RoundInterrupted(run.w, run.primal, result)
+    return result
 
 
 class _Run:
