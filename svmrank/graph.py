@@ -18,7 +18,6 @@ range, negative or non-finite weights are errors. Duplicate edges ((u, v) twice,
 (u, v) and (v, u)) are merged: the graph-cut functions add their weights (the same
 energy), the edge builders keep one copy.
 """
-import numbers
 import re
 from collections import namedtuple
 from pathlib import Path
@@ -184,14 +183,27 @@ def edges_from_file(path, n_samples=None):
     return canonical_edges(_int64_edges(rows, str(path)))[0]
 
 
+def _missing(key):
+    """True for a missing key: None, or a value unequal to itself (NaN of any type,
+    NaT) or whose comparison has no truth value (pandas' NA)."""
+    if key is None:
+        return True
+    try:
+        return bool(key != key)
+    except TypeError:  # (pd.NA: "boolean value of NA is ambiguous")
+        return True
+    except ValueError:  # (an array: refused as unhashable next)
+        return False
+
+
 def edges_from_groups(keys, max_edges=None):
     """All pairs of samples that share a key (a qid, an image id, a comment key ...).
 
     Parameters
     ----------
     keys : sequence or 1-d array, length n_samples
-        One hashable key per sample (a tuple is one key); samples whose key is None
-        (or NaN) join no group.
+        One hashable key per sample (a tuple is one key); samples whose key is missing
+        (None, NaN, pandas' NA or NaT) join no group.
     max_edges : int, optional
         Refuse groupings with more edges; default :data:`MAX_GROUP_EDGES`.
 
@@ -211,7 +223,7 @@ def edges_from_groups(keys, max_edges=None):
         keys = keys.tolist()
     groups = {}
     for i, k in enumerate(keys):
-        if k is None or (isinstance(k, numbers.Number) and k != k):  # NaN of any type
+        if _missing(k):
             continue
         try:
             groups.setdefault(k, []).append(i)

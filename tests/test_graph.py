@@ -223,6 +223,21 @@ def test_edges_from_groups():
         edges_from_groups(np.array([[1, 1], [1, 2]]))
     with pytest.raises(ValueError, match=r"keys: key \[1\] of sample 0 is not hashable"):
         edges_from_groups([[1], [1]])
+    with pytest.raises(ValueError, match=r"keys: key array\(\[1, 2\]\) of sample 0 is not"):
+        edges_from_groups([np.array([1, 2]), np.array([1, 2])])
+
+
+def test_missing_keys_of_every_kind_join_no_group():
+    """Review 22: pandas' NA (nullable dtypes) and NaT linked every unlabelled sample."""
+    pd = pytest.importorskip("pandas")
+    column = pd.DataFrame({"image": [1, 1, None, None, 2, None]}).convert_dtypes()["image"]
+    assert str(column.dtype) == "Int64" and edges_from_groups(column).tolist() == [[0, 1]]
+    for missing in (None, float("nan"), np.float32("nan"), pd.NA, pd.NaT,
+                    np.datetime64("NaT")):
+        keys = ["a", missing, missing, "a"]
+        assert edges_from_groups(keys).tolist() == [[0, 3]], missing
+    strings = pd.Series(["a", None, None, "a"], dtype="string")
+    assert edges_from_groups(strings).tolist() == [[0, 3]]
 
 
 def test_edges_from_groups_counts_before_building():

@@ -317,8 +317,10 @@ def test_bad_data():
     Xn[1, 1] = np.nan
     with pytest.raises(ValueError, match="X: contains NaN"):
         HOBSVM().fit(Xn, y, edges=edges)
-    with pytest.raises(ValueError, match="at least one relevant"):
+    with pytest.raises(ValueError, match="needs a relevant and a non-relevant sample"):
         HOAPSVM().fit(X, np.zeros(6), edges=edges)
+    with pytest.raises(ValueError, match="at least one relevant"):
+        HOAPSVM().fit(X, -np.arange(6), edges=edges)
     with pytest.raises(NotFittedError, match="not fitted"):
         HOBSVM().decision_function(X)
     est = HOBSVM(C=1.0).fit(X, y, edges=edges)
@@ -499,3 +501,18 @@ def test_pair_problem_products_equal_transposed_copies_bitwise():
     expected = np.concatenate([f.X.T.tocsr() @ u, f.X.T.tocsr() @ (total - u),
                                f.eta * (v.sum() - f.phi_c.T.tocsr() @ v)])
     assert np.array_equal(f.combine(u, total, v), expected)
+
+
+@pytest.mark.parametrize("labels", [(-1, 1), ("bg", "fg"), (0, 1)])
+def test_predict_returns_the_labels_of_y(labels):
+    """Review 22: predict returned 0/1 whatever y held (accuracy_score(y, predict) was
+    wrong for -1/1 labels), and there was no classes_."""
+    _, X, y, edges = tiny(0, n=8)
+    y = np.where(y > 0, labels[1], labels[0])
+    for cls in (HOBSVM, HOAPSVM):
+        est = cls(C=10.0).fit(X, y, edges=edges)
+        assert est.classes_.tolist() == list(labels)
+        assert set(est.predict(X, edges=edges).tolist()) <= set(labels)
+        assert est.score(X, y, edges=edges) == pytest.approx(
+            cls(C=10.0).fit(X, y == labels[1], edges=edges).score(X, y == labels[1],
+                                                                   edges=edges))

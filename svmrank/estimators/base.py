@@ -163,7 +163,10 @@ class BinaryLabelsMixin:
         """The label of the score's side: the relevant class where the score is
         positive, the other elsewhere (0/1 relevance when the labels are not one
         relevant and one non-relevant class)."""
-        positive = self.decision_function(X) > 0
+        return self._class_of(self.decision_function(X) > 0)
+
+    def _class_of(self, positive):
+        """The labels of a boolean ``positive`` (see :meth:`predict`)."""
         relevant = class_relevance(self.classes_)
         if len(self.classes_) != 2 or relevant.sum() != 1:
             return positive.astype(np.int64)

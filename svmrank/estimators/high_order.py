@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_int, check_positive, check_vector
@@ -22,14 +23,14 @@ from ..learners.cccp import RoundInterrupted, cccp
 from ..metrics import average_precision, mean_over_ranked_queries
 from ..problems.high_order import (HighOrderFeatures, HOAPPairProblem, HOAPProblem, HOBProblem,
                                    LabellingSet, hoap_true_objective)
-from .base import CuttingPlaneEstimator, check_eval_X, refuse_sample_weight
+from .base import BinaryLabelsMixin, CuttingPlaneEstimator, check_eval_X, refuse_sample_weight
 
 
 def _no_edges():
     return np.zeros((0, 2), dtype=np.int64)
 
 
-class _HighOrderEstimator(CuttingPlaneEstimator):
+class _HighOrderEstimator(ClassifierMixin, BinaryLabelsMixin, CuttingPlaneEstimator):
     """Shared prediction: features of (X, edges) with the fitted w."""
 
     def _check_common(self):
@@ -68,7 +69,7 @@ class _HighOrderEstimator(CuttingPlaneEstimator):
             return {}
         X_val = check_eval_X(eval_set, features.n_input_features, "edges_val", owner=self)
         val = self._features(X_val, eval_set[2] if len(eval_set) == 3 else None)
-        y_val = check_vector(eval_set[1], "eval_set y_val", n=X_val.shape[0])
+        y_val = check_vector(self._relevance(eval_set[1]), "eval_set y_val", n=X_val.shape[0])
 
         def evaluate(w):
             w = np.array(w, dtype=np.float64)
@@ -105,18 +106,19 @@ class _HighOrderEstimator(CuttingPlaneEstimator):
         return graph_max_marginals(f.unary(self.coef_), f.pairs, f.edge_weights(self.coef_))
 
     def predict(self, X, edges=None):
-        """The labelling of largest score (one graph cut), as 0/1 integers."""
+        """The labelling of largest score (one graph cut), in the labels of y
+        (``classes_``; 0/1 when y had more than two levels)."""
         f = self._test_features(X, edges)
         y, _ = max_score_labelling(f.unary(self.coef_), f.pairs, f.edge_weights(self.coef_))
-        return y.astype(np.int64)
+        return self._class_of(y.astype(bool))
 
     def score(self, X, y, edges=None, sample_weight=None):
         """AP of the ranking by :meth:`decision_function`; NaN, with a warning, when y
         has no relevant or no non-relevant sample (as the other estimators' score);
         ``sample_weight`` must be None."""
         refuse_sample_weight(sample_weight, type(self).__name__)
-        return mean_over_ranked_queries(average_precision, y, self.decision_function(X, edges),
-                                         None)
+        return mean_over_ranked_queries(average_precision, self._relevance(y),
+                                         self.decision_function(X, edges), None)
 
 
 class HOBSVM(_HighOrderEstimator):
@@ -188,7 +190,9 @@ class HOBSVM(_HighOrderEstimator):
         (as :meth:`score`) after every iteration as ``valid_ap`` in ``trace_``; with ``early_stopping_rounds`` the fit stops when it has
         not improved for that many iterations and keeps the best iteration's w."""
         self._check_common()
-        features = self._features(self._validate_X(X, reset=True), edges)
+        X = self._validate_X(X, reset=True)
+        y = self._fit_labels(y, X.shape[0])
+        features = self._features(X, edges)
         options = self._node_eval_options(eval_set, features)
         if early_stopping_rounds is not None:
             if not options:
@@ -290,7 +294,9 @@ class HOAPSVM(_HighOrderEstimator):
         check_positive(self.cccp_tol, "cccp_tol", allow_zero=True)
         if self.init_C is not None:
             check_positive(self.init_C, "init_C")
-        features = self._features(self._validate_X(X, reset=True), edges)
+        X = self._validate_X(X, reset=True)
+        y = self._fit_labels(y, X.shape[0])
+        features = self._features(X, edges)
         relevant = HOBProblem(features, y).relevant     # validates y
         options = self._node_eval_options(eval_set, features)
         # (plain lines: CCCP's, one per round, and at verbose 2 every iteration's; the

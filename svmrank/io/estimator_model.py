@@ -223,10 +223,10 @@ def to_model(estimator, **training_info):
             info.update(latent=True, cccp_iterations=getattr(estimator, "n_outer_iter_", None))
         if isinstance(estimator, (BinarySVM, LatentSVM)) and estimator.bias != 1.0:
             info["bias"] = estimator.bias  # (the default 1 is left out: files stay as they were)
-        classes = getattr(estimator, "classes_", None)
-        if isinstance(estimator, (RankSVM, BinarySVM)) and classes is not None and not (
-                len(classes) == 2 and np.array_equal(classes, [-1, 1])):
-            info["classes"] = np.asarray(classes)
+    classes = getattr(estimator, "classes_", None)  # (the labels predict returns)
+    if not isinstance(estimator, (LatentAPSVM, LatentSVM)) and classes is not None and not (
+            len(classes) == 2 and np.array_equal(classes, [-1, 1])):
+        info["classes"] = np.asarray(classes)
     info.update(training_info)
     return LinearModel(w=np.array(w, dtype=np.float64), b=flip_sign(intercept),
                        metadata=_metadata(_LINEAR_KEYS, info))
@@ -337,8 +337,8 @@ def from_model(model, latent=None):
         params.update(bias if binary else {})
         estimator = (LatentSVM if binary else LatentAPSVM)(**params)
     elif info.get("model") in HIGH_ORDER_MODELS:
-        return _high_order_estimator(model, HOAPSVM if info["model"] == "hoap" else HOBSVM,
-                                     params)
+        estimator = _high_order_estimator(model, HOAPSVM if info["model"] == "hoap" else HOBSVM,
+                                          params)
     else:
         if binary:
             estimator = BinarySVM(**params, **bias)
@@ -348,8 +348,11 @@ def from_model(model, latent=None):
             loss_params, fitted = _graded_loss(info)
             estimator = RankSVM(**loss_params, **params)
             estimator.loss_ = fitted
+    if not isinstance(estimator, (LatentAPSVM, LatentSVM)):
         # the labels written (svmrank's files), else SVM-light's -1 and 1
         estimator.classes_ = info.get("classes", np.array([-1, 1]))
+    if info.get("model") in HIGH_ORDER_MODELS:
+        return estimator
     estimator.coef_ = model.w.copy()
     estimator.intercept_ = flip_sign(model.b)
     estimator.n_features_in_ = model.n_features
