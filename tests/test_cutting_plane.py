@@ -178,6 +178,50 @@ def test_many_sign_bounds_match_the_bounded_optimum(seed, line_search):
     assert res.dual_objective <= exact + 1e-6 * (1 + exact)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_working_set_dual_with_sign_bounds_is_its_maximum(seed):
+    """The closed-form dual max_z b·z − ½‖min(0, Vᵀz)_B, (Vᵀz)_rest‖² after each added
+    plane equals the QP with the bounds' multipliers as variables (the NumPy reference
+    QP), and never falls."""
+    from qp_reference import reference_dual_qp
+    from svmrank.learners.cutting_plane import _WorkingSet
+    rng = np.random.default_rng(seed)
+    d, k = int(rng.integers(2, 8)), int(rng.integers(2, 12))
+    V = rng.normal(size=(k, d)) * rng.choice([0.1, 1.0, 10.0], size=(k, 1))
+    b = rng.random(k) * 3
+    B = np.sort(rng.choice(d, size=int(rng.integers(1, d + 1)), replace=False))
+    C = float(rng.choice([0.1, 1.0, 10.0, 100.0]))
+    ws, last = _WorkingSet(d, nonpositive=B), -np.inf
+    for i in range(k):
+        ws.add(V[i:i + 1], b[i:i + 1], True, -1)
+        w, dual = ws.solve(C)
+        assert dual >= last - 1e-9 * (1 + abs(last)) and np.all(w[B] <= 0)
+        last = dual
+    A = np.vstack([V, -np.eye(d)[B]])  # (rows −e_j: w_j ≤ 0, uncapped multipliers)
+    z, _ = reference_dual_qp(A @ A.T, np.r_[b, np.zeros(B.size)],
+                             np.r_[np.ones(k, bool), np.zeros(B.size, bool)], C)
+    w_ref = z @ A
+    assert dual == pytest.approx(b @ z[:k] - 0.5 * w_ref @ w_ref, rel=1e-9, abs=1e-12)
+
+
+def test_hoap_solve_that_cycled_converges():
+    """Review 22: on data_examples/rank_train.dat with qid cliques, the alternation
+    between the clipped set and the QP cycled (period 3), its z was not a maximiser, the
+    dual fell and the cutting plane never converged (svm_ap_learn -c 1 --model hoap
+    --groups qid ran for hours)."""
+    from pathlib import Path
+
+    from svmrank import HOAPSVM
+    from svmrank.graph import edges_from_groups
+    from svmrank.io.svmlight import load_svmlight
+    X, y, qid = load_svmlight(Path(__file__).parents[1] / "data_examples" / "rank_train.dat")
+    model = HOAPSVM(C=1.0, epsilon=0.1, max_iter=300).fit(X, y, edges=edges_from_groups(qid))
+    assert model.converged_ and model.n_iter_ < 300
+    for start in (None, 1):
+        duals = [r["dual"] for r in model.trace_ if r.get("round") == start]
+        assert np.all(np.diff(duals) >= -1e-9 * (1 + np.abs(duals[1:])))
+
+
 def test_warns_at_iteration_cap_and_reports_progress():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 10))

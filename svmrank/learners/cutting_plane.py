@@ -123,7 +123,9 @@ class _WorkingSet:
     w(z) = Vᵀz with the coordinates of B clipped to min(0, ·), so the dual becomes
     D(z) = b·z − ½‖w(z)‖², concave and piecewise quadratic with gradient b − V w(z).
     On the set S of clipped coordinates it is the QP with Gram G − V_S V_Sᵀ; ``solve``
-    alternates between that QP and S until S repeats, which is then a KKT point of D."""
+    alternates between that QP and S until S stays the same, which is then a KKT point
+    of D. Should S cycle instead, one QP with the bounds' multipliers as variables
+    maximises D exactly."""
 
     def __init__(self, n_features, nonpositive=None):
         self.n_features = n_features
@@ -203,7 +205,7 @@ class _WorkingSet:
         """The bounded coordinates on which some plane is non-zero (w is 0 elsewhere)."""
         return self.bounded[np.isin(self.bounded, self.cols)]
 
-    def solve(self, C, max_rounds=100):
+    def solve(self, C, max_rounds=20):
         seen = set()
         for _ in range(max_rounds):
             G = self.G
@@ -216,13 +218,34 @@ class _WorkingSet:
             bounded = self._bounded_cols()
             v = self.z @ self.vectors[:, self._local(bounded)]
             clipped = bounded[v > 0]
+            if np.array_equal(clipped, self.clipped):  # (a KKT point of D)
+                break
             key = clipped.tobytes()
-            if np.array_equal(clipped, self.clipped) or key in seen:
-                self.clipped = clipped
+            self.clipped = clipped
+            if key in seen:  # (a cycle of S: its QPs' z need not maximise D)
+                self._solve_with_multipliers(C)
                 break
             seen.add(key)
-            self.clipped = clipped
+        else:
+            if self.bounded.size:
+                self._solve_with_multipliers(C)
         return self.w_and_dual()
+
+    def _solve_with_multipliers(self, C):
+        """Maximise D exactly: the sign bounds w_j ≤ 0 as rows −e_j of their own
+        multipliers μ_j ≥ 0 (uncapped, b = 0), so that w = Vᵀz − μ on B; one QP of
+        k + |B| variables, warm-started at μ = max(0, (Vᵀz)_B), the clipping's."""
+        local = self._local(self._bounded_cols())
+        V_B = self.vectors[:, local]
+        k, m = len(self.b), local.size
+        G = np.empty((k + m, k + m))
+        G[:k, :k], G[:k, k:], G[k:, :k], G[k:, k:] = self.G, -V_B, -V_B.T, np.eye(m)
+        z0 = np.concatenate([self.z, np.maximum(self.z @ V_B, 0.0)])
+        z, _ = solve_dual_qp_unchecked(G, np.concatenate([self.b, np.zeros(m)]),
+                                       np.concatenate([self.capped, np.zeros(m, bool)]), C,
+                                       z0=z0)
+        self.z = z[:k]
+        self.clipped = self._bounded_cols()[self.z @ V_B > 0]
 
     @property
     def n_planes(self):
