@@ -516,3 +516,19 @@ def test_predict_returns_the_labels_of_y(labels):
         assert est.score(X, y, edges=edges) == pytest.approx(
             cls(C=10.0).fit(X, y == labels[1], edges=edges).score(X, y == labels[1],
                                                                    edges=edges))
+
+
+def test_a_capped_convex_solve_is_not_convergence():
+    """Review 22: with max_iter too small the local step kept w_t, CCCP saw no descent
+    and reported converged_ (the CLI printed "Converged")."""
+    _, X, y, edges = tiny(0, n=8)
+    with pytest.warns(ConvergenceWarning):
+        model = HOAPSVM(C=10.0, epsilon=1e-6, max_iter=2).fit(X, y, edges=edges)
+    assert not model.converged_ and not model.result_.converged
+
+
+def test_bad_edges_val_are_named_as_eval_sets():
+    """Review 22: an edge of eval_set outside X_val was reported as ``edges``."""
+    _, X, y, edges = tiny(0, n=8)
+    with pytest.raises(ValueError, match=r"^eval_set edges_val: edge \d+ .* outside \[0, 4\)"):
+        HOBSVM(C=1.0).fit(X, y, edges=edges, eval_set=(X[:4], y[:4], edges))

@@ -576,3 +576,12 @@ def test_a_bad_bags_val_is_named_as_eval_sets(cls):
     nan_bags[0] = np.nan
     with pytest.raises(ValueError, match="^eval_set bags_val: contains NaN"):
         cls(C=1.0).fit(X, y, bags=bags, eval_set=(X, y, nan_bags))
+
+
+@pytest.mark.parametrize("cls", [LatentAPSVM, LatentSVM])
+def test_capped_convex_solves_are_not_convergence(cls):
+    """Review 22: max_iter=1 capped every solve, CCCP saw no descent and said converged_."""
+    X, y, bags, _ = make_bags(n_bags=20, bag_size=(2, 4), random_state=0)
+    with pytest.warns(Warning):
+        model = cls(C=1.0, max_iter=1).fit(X, y, bags=bags)
+    assert not model.converged_

@@ -306,12 +306,15 @@ class CuttingPlaneEstimator(SvmrankEstimator):
 
     def _keep_cccp_report(self, outcome, solves):
         """CCCP's report (``outcome``) and that of the convex solve that produced its w
-        (one of ``solves``); ``n_iter_`` counts the cutting-plane iterations of all."""
-        self._keep_report(next(r for r in solves if r.w is outcome.w))
+        (one of ``solves``); ``n_iter_`` counts the cutting-plane iterations of all.
+        ``converged_`` needs that solve converged too: a solve stopped at ``max_iter``
+        can end CCCP by making no progress."""
+        kept = next(r for r in solves if r.w is outcome.w)
+        self._keep_report(kept)
         self.objective_ = outcome.objective
         self.n_outer_iter_ = outcome.n_iter
         self.history_ = list(outcome.history)
-        self.converged_ = outcome.converged
+        self.converged_ = outcome.converged and kept.converged
         self.interrupted_ = outcome.interrupted
         self.n_iter_ = sum(r.n_iter for r in solves)
 

@@ -18,7 +18,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_int, check_positive, check_vector
 from ..graph import max_marginals as graph_max_marginals
-from ..graph import max_score_labelling
+from ..graph import check_edges, max_score_labelling
 from ..learners.cccp import RoundInterrupted, cccp
 from ..metrics import average_precision, mean_over_ranked_queries
 from ..problems.high_order import (HighOrderFeatures, HOAPPairProblem, HOAPProblem, HOBProblem,
@@ -68,7 +68,10 @@ class _HighOrderEstimator(ClassifierMixin, BinaryLabelsMixin, CuttingPlaneEstima
         if eval_set is None:
             return {}
         X_val = check_eval_X(eval_set, features.n_input_features, "edges_val", owner=self)
-        val = self._features(X_val, eval_set[2] if len(eval_set) == 3 else None)
+        edges_val = eval_set[2] if len(eval_set) == 3 else None
+        if edges_val is not None:  # (named here; the features check them as "edges")
+            edges_val = check_edges(edges_val, X_val.shape[0], "eval_set edges_val")
+        val = self._features(X_val, edges_val)
         y_val = check_vector(self._relevance(eval_set[1]), "eval_set y_val", n=X_val.shape[0])
 
         def evaluate(w):
