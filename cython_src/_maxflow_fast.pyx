@@ -20,6 +20,7 @@ No validation happens here: the Python layer (svmrank.graph) checks the input.
 import numpy as np
 
 cimport numpy as cnp
+from cpython.exc cimport PyErr_CheckSignals
 from libc.stdlib cimport free, malloc, realloc
 
 cnp.import_array()
@@ -481,7 +482,8 @@ cdef class MaxFlowGraph:
         cdef signed char* nsgn = NULL
         cdef int* eidx = NULL
         cdef signed char* esgn = NULL
-        cdef bint oom = False
+        cdef bint oom = False, stop = False
+        cdef object pending = None  # (Ctrl-C's exception, raised after the buffers are freed)
         cdef void* tmp
         # journal buffers: each node / arc is saved at most once per forced node
         if g.jn_idx == NULL:
@@ -506,6 +508,14 @@ cdef class MaxFlowGraph:
                 raise MemoryError("max_marginals: cannot allocate the labelling buffers")
         with nogil:
             for i in range(n):
+                if (i & 63) == 63:  # (Ctrl-C between forced nodes: the state is the first cut's)
+                    with gil:
+                        try:
+                            PyErr_CheckSignals()
+                        except BaseException as exc:
+                            pending, stop = exc, True
+                    if stop:
+                        break
                 # ---- force node i to the label opposite its min-cut label ------
                 g.stamp += 1
                 g.journaling = 1
@@ -631,8 +641,10 @@ cdef class MaxFlowGraph:
                 g.journaling = 0
                 if oom:
                     break
-        if oom:
+        if oom or stop:
             free(nidx); free(nsgn); free(eidx); free(esgn)
+            if stop:
+                raise pending
             raise MemoryError("max_marginals: out of memory recording the labellings")
         if record:
             node_idx = np.array(<int[:nlen]> nidx, dtype=np.int32) if nlen else np.zeros(0, np.int32)
