@@ -185,6 +185,7 @@ class NDCGQueries:
         self.coef_true = np.empty(n)
         counts, dims, gain_list, places, pairs, level_offsets = [], [], [], [], [], [0]
         self.max_states = 1
+        self.query_states = []  # (per query so far: its length is the next query's index)
         for a, b in zip(self.offsets[:-1], self.offsets[1:]):
             values, lev = _dense_levels(labels[a:b])
             if len(values) < 2:
@@ -194,8 +195,9 @@ class NDCGQueries:
             p = m if k is None else min(int(k), m)
             n_states = ndcg_states(c, p)
             if n_states > MAX_DP_STATES:
-                raise ValueError(too_large_message(c, k, n_states))
+                raise QueryTooLarge(too_large_message(c, k, n_states), len(self.query_states))
             self.max_states = max(self.max_states, n_states)
+            self.query_states.append(n_states)
             g = level_gains(values, gains)
             ideal = float(np.sort(g[lev])[::-1][:p] @ _discount(p))
             n_pairs = (m * m - int(c @ c)) // 2
@@ -273,9 +275,21 @@ def ndcg_inference(scores, labels, k=None, gains="exp"):
     return ranking, float(losses[0]), queries.coef_true - d, queries.coef_true
 
 
+class QueryTooLarge(ValueError):
+    """A query beyond :data:`MAX_DP_STATES`: ``query`` is its index among the queries."""
+
+    def __init__(self, message, query):
+        super().__init__(message)
+        self.query = query
+
+
 def too_large_message(counts, k, n_states):
-    """The one-line refusal for a query beyond :data:`MAX_DP_STATES`."""
+    """The one-line refusal for a query beyond :data:`MAX_DP_STATES`, with the advice
+    that can help it (a smaller k only when k = 1 would fit)."""
+    advice = ["a smaller k"] if ndcg_states(counts, 1) <= MAX_DP_STATES else []
+    advice += ["fewer relevance levels"] if len(counts) > 2 else []
+    advice += ["loss='pairs'"]
     return (f"loss: exact graded NDCG{'' if k is None else f'@{k}'} inference on a query of "
             f"{int(np.sum(counts))} samples in {len(counts)} levels needs {n_states:.3g} "
-            f"dynamic-programme states, above the limit of {MAX_DP_STATES:.0e}; use a "
-            "smaller k, fewer relevance levels, or loss='pairs'")
+            f"dynamic-programme states, above the limit of {MAX_DP_STATES:.0e}; use "
+            + (", ".join(advice[:-1]) + " or " if len(advice) > 1 else "") + advice[-1])

@@ -459,3 +459,26 @@ def test_ndcg_inference_checks_its_inputs():
     assert loss == 0.0
     assert ndcg_inference([1.0, 0.0, 0.5], [-1, 1, -1])[1] == ndcg_inference(
         [1.0, 0.0, 0.5], [0, 1, 0])[1] > 0
+
+
+def test_too_large_queries_get_advice_that_helps_and_are_named():
+    """Review 22: "use a smaller k" where even k = 1 is too large (one sample a level),
+    no word on which query, nor that a missing qid made the data one query; RankSVMCV
+    added "use fewer folds" for a query that no fold can train on."""
+    from svmrank import RankSVM, RankSVMCV
+    with pytest.raises(ValueError, match=r"limit of 1e\+07; use fewer relevance levels or "
+                                         r"loss='pairs'$"):
+        ndcg_inference(np.random.default_rng(0).normal(size=24), np.arange(24), k=1)
+    rng = np.random.default_rng(0)
+    sizes = [240, 20, 20, 20, 20, 20]
+    X = rng.normal(size=(sum(sizes), 5))
+    y = np.concatenate([np.repeat([0, 1, 2, 3], m // 4) for m in sizes])
+    qid = np.repeat(np.arange(6), sizes) + 10
+    named = r"\(qid 10\); use a smaller k, fewer relevance levels or loss='pairs'$"
+    with pytest.raises(ValueError, match=named):
+        RankSVM(loss="ndcg").fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match="^loss: .*" + named):
+        RankSVMCV(loss="ndcg", Cs=[1, 10], cv=3).fit(X, y, qid=qid)
+    with pytest.raises(ValueError, match=r"\(all rows are one query: pass qid if they hold "
+                                         r"several\)"):
+        RankSVM(loss="ndcg").fit(X, y)

@@ -3,6 +3,7 @@
 C's solution and working set, then refit on all the data at the best C (as
 scikit-learn's ``LogisticRegressionCV`` does for its path)."""
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.model_selection import GroupKFold, StratifiedKFold
@@ -10,7 +11,7 @@ from sklearn.model_selection import GroupKFold, StratifiedKFold
 from .._validation import check_int, check_positive, check_vector, qid_from_group, query_segments
 from ..learners.cutting_plane import cutting_plane
 from .. import metrics
-from ..losses import get_loss
+from ..losses import GradedNDCG, get_loss
 from ..metrics import average_precision, mean_over_ranked_queries, roc_auc
 from ..parallel import effective_n_jobs, threads
 from ..problems.graded import GradedRankingProblem
@@ -282,6 +283,10 @@ class RankSVMCV(RankSVM):
         if graded is not None and self.lai != "qs":
             raise ValueError(f"lai: {graded!r} has one exact inference; leave lai='qs'")
         base.loss_ = get_loss(self.loss) if graded is None else graded
+        if isinstance(graded, GradedNDCG):  # (a query too large for it: refused as
+            with warnings.catch_warnings():  # RankSVM refuses it, not as a fold's)
+                warnings.simplefilter("ignore")  # (the folds warn about skipped queries)
+                GradedRankingProblem(X, relevance, qid=qid, loss=graded)
         base.n_features_in_ = X.shape[1]
         # n_jobs bounds the cores: None, one fold at a time on every core; 1, on one;
         # k > 1 (or a Dask client), folds in parallel on one kernel thread each

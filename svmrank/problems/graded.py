@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_matrix, check_rows, query_segments
-from ..graded import NDCGQueries, graded_levels, pairs_inference, query_levels
+from ..graded import NDCGQueries, QueryTooLarge, graded_levels, pairs_inference, query_levels
 from ..losses import GradedNDCG, PairwiseLoss
 from .linear import LinearScoreProblem
 
@@ -117,7 +117,12 @@ class GradedRankingProblem(LinearScoreProblem):
         in_place = keep.size == X.shape[0] and bool(np.all(keep == np.arange(keep.size)))
         super().__init__(X, rows=None if in_place else keep)
         self.loss = loss
-        self.queries = GradedQueries(labels, offsets, loss)
+        try:
+            self.queries = GradedQueries(labels, offsets, loss)
+        except QueryTooLarge as exc:  # (say which query, or that qid may be missing)
+            where = ("all rows are one query: pass qid if they hold several" if qid is None
+                     else f"qid {np.asarray(qid)[order[offsets[exc.query]]].tolist()!r}")
+            raise ValueError(str(exc).replace("; use", f" ({where}); use", 1)) from None
         self.labels, self.offsets = labels, offsets
         self.n_queries = len(sizes)
 
