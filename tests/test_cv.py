@@ -245,3 +245,16 @@ def test_cv_on_dask_client_equals_the_local_run():
         remote = APSVMCV(Cs=[1.0, 100.0], cv=3, client=client).fit(X, y, qid=qid)
     np.testing.assert_array_equal(local.scores_, remote.scores_)
     assert remote.C_ == local.C_
+
+
+def test_a_scoring_name_takes_the_estimators_gains(monkeypatch):
+    """Review 22: RankSVMCV(gains="linear", scoring="ndcg@10") chose C on exp gains."""
+    from svmrank import metrics
+    seen = []
+    factory = metrics.make_ranking_scorer
+    monkeypatch.setattr(metrics, "make_ranking_scorer",
+                        lambda name, **kw: seen.append(kw) or factory(name, **kw))
+    rng = np.random.default_rng(0)
+    X, y, qid = rng.normal(size=(60, 3)), rng.integers(0, 3, 60), np.repeat(np.arange(6), 10)
+    RankSVMCV(loss="ndcg", gains="linear", Cs=[1.0], cv=3, scoring="ndcg@10").fit(X, y, qid=qid)
+    assert seen == [{"gains": "linear"}]

@@ -58,18 +58,18 @@ def _default_scorer(estimator, X, y, qid=None):
     return estimator.score(X, y, qid=qid)
 
 
-def check_scoring(scoring):
+def check_scoring(scoring, gains="exp"):
     """``scoring=`` as a callable ``scorer(estimator, X, y, qid=...)``: None is the
     estimator's ``score`` (the measure its loss targets), a string one of
     ``_MEASURES`` or, where svmrank.metrics has it, any name ``make_ranking_scorer``
-    takes ("ndcg@10", "mrr", ...)."""
+    takes ("ndcg@10", "mrr", ...), with the estimator's ``gains``."""
     if scoring is None:
         return _default_scorer
     if isinstance(scoring, str):
         factory = getattr(metrics, "make_ranking_scorer", None)  # (where the package has it)
         if scoring not in _MEASURES and factory is not None:
             try:
-                return factory(scoring)
+                return factory(scoring, gains=gains)
             except ValueError as exc:  # (the measures of _MEASURES as well)
                 raise ValueError(f"scoring: {exc}, or one of "
                                  f"{', '.join(m for m in _MEASURES if m != 'ap')}") from None
@@ -263,9 +263,9 @@ class RankSVMCV(RankSVM):
             raise ValueError(f"X: {type(self).__name__} trains on data in memory (client= runs "
                              "its folds on Dask); on partitioned data fit RankSVM per C")
         Cs = log_grid(self.Cs)
-        scorer = check_scoring(self.scoring)
         base = self._base(C=float(Cs[0]))
         base._check_common()
+        scorer = check_scoring(self.scoring, getattr(self, "gains", "exp"))
         fold_epsilon = (FOLD_EPSILON_FACTOR * float(self.epsilon) if self.fold_epsilon is None
                         else check_positive(self.fold_epsilon, "fold_epsilon"))
         X = self._validate_X(X, reset=True)  # (feature_names_in_ of a DataFrame)
