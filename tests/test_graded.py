@@ -443,6 +443,12 @@ def test_k_is_refused_for_the_losses_that_do_not_truncate():
     for loss in ("ap", "roc", "pairs"):
         with pytest.raises(ValueError, match=f"^k: only loss='ndcg' takes k .*'{loss}'"):
             RankSVM(loss=loss, k=3).fit(X, y, group=[5] * 4)
+        # (review 22: gains and pair_loss were silently ignored)
+        with pytest.raises(ValueError, match=f"^gains: only loss='ndcg' has gains.*'{loss}'"):
+            RankSVM(loss=loss, gains="linear").fit(X, y, group=[5] * 4)
+    for loss in ("ap", "roc", "ndcg"):
+        with pytest.raises(ValueError, match=f"^pair_loss: only loss='pairs' .*'{loss}'"):
+            RankSVM(loss=loss, pair_loss="count").fit(X, y, group=[5] * 4)
 
 
 def test_ndcg_inference_checks_its_inputs():

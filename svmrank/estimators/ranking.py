@@ -116,7 +116,12 @@ class RankSVM(ClassifierMixin, BinaryLabelsMixin, LinearScorerMixin, CuttingPlan
         graded = GradedNDCG(getattr(self, "gains", "exp"), getattr(self, "k", None))
         if graded.k is not None and self.loss != "ndcg":
             raise ValueError(f"k: only loss='ndcg' takes k (NDCG@k), not loss={self.loss!r}")
+        if graded.gains != "exp" and self.loss != "ndcg":
+            raise ValueError(f"gains: only loss='ndcg' has gains, not loss={self.loss!r}")
         pairwise = PairwiseLoss(pair_loss)
+        if pairwise.pair_loss != "fraction" and self.loss != "pairs":
+            raise ValueError(f"pair_loss: only loss='pairs' takes pair_loss, not "
+                             f"loss={self.loss!r}")
         if isinstance(self.loss, str) and self.loss == "pairs":
             return pairwise
         if isinstance(self.loss, str) and self.loss == "ndcg" and (
