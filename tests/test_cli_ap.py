@@ -677,3 +677,37 @@ def test_qp_error_is_exported():
     from svmrank.learners.qp import QPError as learner_qp_error
     assert "QPError" in svmrank.__all__ and QPError is learner_qp_error
     assert issubclass(QPError, RuntimeError)
+
+
+@pytest.mark.parametrize("params, name", [
+    (dict(loss="ndcg", k=3, gains="linear"), "1 - NDCG@3, linear gains"),
+    (dict(loss="ndcg", gains="exp"), "1 - NDCG, exp gains"),
+    (dict(loss="pairs"), "100 x fraction of swapped pairs"),
+    (dict(loss="pairs", pair_loss="count"), "swapped pairs")])
+def test_classify_prints_the_graded_loss_the_model_was_trained_on(tmp_path, capsys, params,
+                                                                   name):
+    """Review 22: a graded NDCG@k model got the binary NDCG line, a pairs model none."""
+    from svmrank import RankSVM
+    from svmrank.cli.rank_classify import swapped_pairs
+    from svmrank.io import to_model, write_model
+    from svmrank.io.svmlight import dump_svmlight
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 4))
+    y = np.clip(np.round(X[:, 0] + rng.normal(size=80)), 0, 3)
+    qid = np.repeat(np.arange(8), 10)
+    est = RankSVM(C=1.0, **params).fit(X, y, qid=qid)
+    write_model(tmp_path / "m", to_model(est, n_train=80))
+    dump_svmlight(tmp_path / "t.dat", X, y, qid=qid)
+    assert ap_classify.main([str(tmp_path / "t.dat"), str(tmp_path / "m"),
+                             str(tmp_path / "p")]) == 0
+    line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("Average loss"))
+    value = float(line.split()[5])
+    if params["loss"] == "ndcg":
+        expected = 100 * (1 - est.score(X, y, qid=qid))
+    else:
+        counts = [swapped_pairs(y[qid == q], est.decision_function(X[qid == q]))
+                  for q in range(8)]
+        expected = (sum(s for s, _ in counts) if params.get("pair_loss") == "count"
+                    else 100 * np.mean([s / p for s, p in counts]))
+    assert line.endswith(f"({name}))" if "NDCG" in name else f"({name})")
+    assert value == pytest.approx(expected, abs=1e-4)

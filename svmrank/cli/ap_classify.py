@@ -136,7 +136,7 @@ def write_and_report(args, model, info, y, qid, scores, runtime):
     plot_pr_if_asked(args, y, scores, qid)
     if args.v >= 1:
         queries = qid if (qid != 0).any() else None
-        print(summary(y, scores, queries, info.get("loss"), runtime,
+        print(summary(y, scores, queries, info, runtime,
                       ltr=is_ltr(y, queries, model.b)), flush=True)
     return 0
 
@@ -177,15 +177,45 @@ def is_ltr(y, qid, bias):
     return qid is not None or len(np.unique(y[y > 0])) > 1 or bias == 0
 
 
-def summary(y, scores, qid, loss, runtime, ltr=False):
-    """The statistics block printed after classification. AP, NDCG, ROC area, the
-    loss and (``ltr``) NDCG@1,3,5, MRR and P@10 are averaged over the same queries:
-    those with a relevant and a non-relevant example (the others are counted in one
-    warning, as in training). The loss is the rank loss the model was trained on
-    (binary relevance for NDCG; no loss line for a model of another tool or one
-    trained on the error rate, which the zero/one line reports); the NDCG lines use
-    graded gains 2^label - 1. ``ltr`` (:func:`is_ltr`) prints the LTR measures in
-    place of the zero/one error."""
+def loss_line(info, y, scores, queries):
+    """"Average loss on test set" of the rank loss the model was trained on (its
+    metadata ``info``), in percent as svm_perf_classify prints its losses, over the
+    queries it trains on: binary AP, NDCG and ROC area over those with a relevant and a
+    non-relevant example; graded NDCG (its gains and k) and the pairwise loss (SVM-rank's
+    swapped pairs, ties swapped) over those with two levels. None for a model of another
+    tool or one trained on the error rate (the zero/one line reports that)."""
+    loss = info.get("loss")
+    if loss == "pairs" or (loss == "ndcg" and "gains" in info):
+        graded = [q for q in queries if len(np.unique(y[q])) > 1]
+        if loss == "pairs":
+            from .rank_classify import swapped_pairs
+            counts = [swapped_pairs(y[q], scores[q]) for q in graded]
+            count = info.get("pair_loss") == "count"
+            value = (np.sum([s for s, _ in counts]) if count else
+                     np.mean([s / p for s, p in counts])) if graded else np.nan
+            return (f"Average loss on test set: {value if count else 100 * value:.4f} "
+                    f"({'swapped pairs' if count else '100 x fraction of swapped pairs'})")
+        k, gains = info.get("k"), info["gains"]
+        value = np.mean([ndcg(y[q], scores[q], k=k, gains=gains) for q in graded]) \
+            if graded else np.nan
+        name = f"1 - NDCG{'' if k is None else f'@{k}'}, {gains} gains"
+        return f"Average loss on test set: {100 * (1 - value):.4f} (100 x ({name}))"
+    if loss not in _LOSS_MEASURES:
+        return None
+    name, measure = _LOSS_MEASURES[loss]
+    relevant = (y > 0).astype(float)
+    scored = [q for q in queries if is_ranked(relevant[q] > 0)]
+    value = np.mean([measure(relevant[q], scores[q]) for q in scored]) if scored else np.nan
+    return f"Average loss on test set: {100 * (1 - value):.4f} (100 x ({name}))"
+
+
+def summary(y, scores, qid, info, runtime, ltr=False):
+    """The statistics block printed after classification. AP, NDCG, ROC area and
+    (``ltr``) NDCG@1,3,5, MRR and P@10 are averaged over the same queries: those with
+    a relevant and a non-relevant example (the others are counted in one warning, as in
+    training); the NDCG lines use graded gains 2^label - 1. The loss line is
+    :func:`loss_line` of the model's metadata ``info``. ``ltr`` (:func:`is_ltr`) prints
+    the LTR measures in place of the zero/one error."""
     relevant = y > 0
     correct = int(((scores > 0) == relevant).sum())
     n = len(y)
@@ -199,17 +229,14 @@ def summary(y, scores, qid, loss, runtime, ltr=False):
                       "no query has both a relevant and a non-relevant example: AP, NDCG, "
                       "ROC area and the loss are undefined (nan)", UserWarning, stacklevel=2)
 
-    def mean(measure, labels=y):
-        return float(np.mean([measure(labels[q], scores[q]) for q in scored])) if scored else np.nan
+    def mean(measure):
+        return float(np.mean([measure(y[q], scores[q]) for q in scored])) if scored else np.nan
 
     lines = [f"Classified {n} examples ({len(queries)} {'query' if len(queries) == 1 else 'queries'}).",
              f"Runtime (without IO) in cpu-seconds: {runtime:.2f}"]
-    if loss in _LOSS_MEASURES:
-        name, measure = _LOSS_MEASURES[loss]
-        # in percent, as svm_perf_classify prints its losses
-        lines.append(f"Average loss on test set: "
-                     f"{100 * (1 - mean(measure, relevant.astype(float))):.4f} "
-                     f"(100 x ({name}))")
+    line = loss_line(info, y, scores, queries)
+    if line is not None:
+        lines.append(line)
     if not ltr:
         lines.append(f"Zero/one-error on test set: {100.0 * (n - correct) / n:.2f}% "
                      f"({correct} correct, {n - correct} incorrect, {n} total)")
