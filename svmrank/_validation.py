@@ -11,6 +11,19 @@ MAX_TRAIN_FEATURES = 1 << 24
 MAX_MODEL_WEIGHTS = 1 << 27
 
 
+def is_missing(value):
+    """True for a missing value: None, one unequal to itself (NaN of any type, NaT) or
+    one whose comparison has no truth value (pandas' NA)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except TypeError:  # (pd.NA: "boolean value of NA is ambiguous")
+        return True
+    except ValueError:  # (an array: not a missing value; refused elsewhere)
+        return False
+
+
 def parse_small_int(text, digits=18):
     """The integer written in ``text`` (decimal digits with an optional sign, checked
     by the caller), or None when it has more than ``digits`` significant digits

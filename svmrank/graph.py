@@ -27,7 +27,7 @@ import scipy.sparse as sp
 
 from . import _maxflow_fast
 from ._maxflow_fast import MaxFlowGraph
-from ._validation import parse_small_int
+from ._validation import is_missing, parse_small_int
 from .exceptions import InputFormatError
 
 __all__ = ["MAX_GROUP_EDGES", "edges_from_file", "edges_from_groups", "edges_from_networkx", "group_keys", "check_edges",
@@ -183,19 +183,6 @@ def edges_from_file(path, n_samples=None):
     return canonical_edges(_int64_edges(rows, str(path)))[0]
 
 
-def _missing(key):
-    """True for a missing key: None, or a value unequal to itself (NaN of any type,
-    NaT) or whose comparison has no truth value (pandas' NA)."""
-    if key is None:
-        return True
-    try:
-        return bool(key != key)
-    except TypeError:  # (pd.NA: "boolean value of NA is ambiguous")
-        return True
-    except ValueError:  # (an array: refused as unhashable next)
-        return False
-
-
 def edges_from_groups(keys, max_edges=None):
     """All pairs of samples that share a key (a qid, an image id, a comment key ...).
 
@@ -223,7 +210,7 @@ def edges_from_groups(keys, max_edges=None):
         keys = keys.tolist()
     groups = {}
     for i, k in enumerate(keys):
-        if _missing(k):
+        if is_missing(k):
             continue
         try:
             groups.setdefault(k, []).append(i)

@@ -364,3 +364,25 @@ def test_dual_stays_in_its_set_when_K_C_is_tiny(loss):
         est = TopKSVM(k=2, loss=loss, C=C, max_epoch=20, random_state=0).fit(X, y)
     assert est.dual_coef_[np.arange(n), y].max() <= C * (1 + 1e-12)
     assert est.duality_gap_ >= -1e-12
+
+
+def test_labels_of_another_kind_and_bad_classes_are_refused():
+    """Review 22: score and eval_set on string labels of a numeric model returned 0.0
+    silently (early stopping then stopped on zeros); classes= took NaN and inf."""
+    import warnings
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = TopKSVM(random_state=0, max_epoch=20).fit(X, y)
+    with pytest.raises(ValueError, match=r"^y: string labels, but the classes \(classes_\) "
+                                         r"are numbers"):
+        model.score(X, y.astype(str))
+    with pytest.raises(ValueError, match="^eval_set y_val: string labels"):
+        TopKSVM(random_state=0).fit(X, y, eval_set=(X, y.astype(str)))
+    assert model.score(X, y.astype(float)) == model.score(X, y)
+    for extra in (np.nan, np.inf):
+        with pytest.raises(ValueError, match="^classes: contains NaN, infinite or missing"):
+            TopKSVM().fit(X, y, classes=[0, 1, 2, extra])
+    with pytest.raises(ValueError, match="^classes: contains NaN, infinite or missing"):
+        TopKSVM().fit(X, y.astype(str), classes=["0", "1", "2", None])

@@ -5,7 +5,7 @@ import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_int, check_matrix, check_positive, check_verbose
+from .._validation import check_int, check_matrix, check_positive, check_verbose, is_missing
 from ..learners.sdca import LOSSES, score_blocks, sdca_topk
 from ..metrics import top_k_accuracies
 from ..parallel import threads
@@ -24,7 +24,7 @@ def _check_labels(y, n, owner):
         raise ValueError(f"y: expected shape ({n},), got {y.shape}")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("y: contains NaN or infinite labels")
-    if y.dtype.kind == "O" and any(_missing(v) for v in y.tolist()):
+    if y.dtype.kind == "O" and any(is_missing(v) for v in y.tolist()):
         raise ValueError("y: contains NaN or missing labels")
     try:
         classes, codes = np.unique(y, return_inverse=True)
@@ -37,14 +37,6 @@ def _check_labels(y, n, owner):
     return classes, codes.ravel().astype(np.intp)
 
 
-def _missing(value):
-    """NaN (not equal to itself) or a missing-value marker whose truth is undefined."""
-    try:
-        return bool(value != value)
-    except (TypeError, ValueError):
-        return True
-
-
 def _repeated(labels):
     """Whether some label occurs twice (by ==; by hash when the labels have one)."""
     try:
@@ -53,11 +45,30 @@ def _repeated(labels):
         return any(a == b for i, a in enumerate(labels) for b in labels[i + 1:])
 
 
+def _check_label_kind(y, classes, name):
+    """Refuse labels of another kind (numbers, strings) than the classes: every sample
+    would count as an error, silently (scikit-learn's metrics refuse the mix too)."""
+    def kind(a):
+        return "number" if a.dtype.kind in "biuf" else "string" if a.dtype.kind in "US" \
+            else None
+    got, want = kind(np.asarray(y)), kind(np.asarray(classes))
+    if got and want and got != want:
+        raise ValueError(f"{name}: {got} labels, but the classes (classes_) are {want}s: "
+                         f"{np.asarray(classes)[:3].tolist()}...")
+
+
 def _check_classes(classes, y_classes):
     """Sorted unique ``classes`` that include every label of y (``y_classes``)."""
     classes = np.asarray(classes)
-    if classes.ndim != 1 or len(np.unique(classes)) != len(classes):
+    if classes.ndim != 1:
         raise ValueError("classes: expected a 1-d array of distinct labels")
+    if any(is_missing(c) or c in (np.inf, -np.inf) for c in classes.tolist()):
+        raise ValueError("classes: contains NaN, infinite or missing labels")
+    try:
+        if len(np.unique(classes)) != len(classes):
+            raise ValueError("classes: expected a 1-d array of distinct labels")
+    except TypeError as exc:
+        raise ValueError(f"classes: labels must be mutually comparable ({exc})") from None
     classes = np.sort(classes)
     missing = y_classes[~np.isin(y_classes, classes)]
     if len(missing):
@@ -279,6 +290,7 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         if y_val.shape != (X_val.shape[0],):
             raise ValueError(f"eval_set y_val: expected shape ({X_val.shape[0]},), got "
                              f"{y_val.shape}")
+        _check_label_kind(y_val, classes, "eval_set y_val")
         if early_stopping_rounds is not None:
             check_int(early_stopping_rounds, "early_stopping_rounds")
 
@@ -323,6 +335,7 @@ class TopKSVM(ClassifierMixin, SvmrankEstimator):
         y = np.asarray(y)
         if y.shape != (scores.shape[0],):
             raise ValueError(f"y: expected shape ({scores.shape[0]},), got {y.shape}")
+        _check_label_kind(y, self.classes_, "y")
         return _top_k_accuracy(scores, y, self.classes_, int(self._fitted("k")))
 
 
