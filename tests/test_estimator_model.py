@@ -216,9 +216,17 @@ def test_files_of_other_tools_read_as_plain_linear_estimators(tmp_path):
     est = from_model(through_file(tmp_path, multi))
     assert type(est) is TopKSVM and est.k == 1 and est.dual_coef_ is None
     np.testing.assert_array_equal(est.predict(X), [1.0, 1.0, 1.0])
-    multi.b = 0.5
-    with pytest.raises(ValueError, match=r"^model: threshold b = 0.5"):
-        from_model(multi)
+    assert est.classes_.dtype == np.int64  # (review 22: SVM-multiclass labels are integers)
+    multi.b = 0.5  # (review 22: svm_topk_classify scores with it; same predictions)
+    with pytest.warns(UserWarning, match=r"^model: threshold b = 0.5 is dropped"):
+        np.testing.assert_array_equal(from_model(multi).predict(X), est.predict(X))
+    multi.b = 0.0
+    for metadata, message in (({"k": "2"}, "k=2 is outside 1..1 for 2 classes"),
+                              ({"k": "0"}, "k=0 is outside"), ({"C": "-5"}, "C and epsilon")):
+        bad = MulticlassModel(coef=multi.coef, classes=multi.classes, n_train=4,
+                              metadata=metadata)
+        with pytest.raises(ValueError, match=f"^model: {message}"):
+            from_model(bad)
 
 
 def test_bad_input_is_refused(ranking):

@@ -27,6 +27,7 @@ TopKSVM's C × ``MULTICLASS_SCALE`` × n_train (svm_multiclass_learn's C, divide
 The estimator classes are imported inside the functions: reading and writing model
 files (and the console scripts' start-up) never imports scikit-learn.
 """
+import warnings
 from urllib.parse import quote, unquote
 
 import numpy as np
@@ -405,10 +406,22 @@ def _high_order_estimator(model, cls, params):
 
 def _topk_estimator(model, info):
     from ..estimators import TopKSVM
-    if model.b != 0:
-        raise ValueError(f"model: threshold b = {model.b:g}; TopKSVM's class scores have "
-                         "no threshold (it shifts every class score alike)")
+    if model.b != 0:  # (svm_topk_classify scores with it: the same predictions)
+        warnings.warn(f"model: threshold b = {model.b:g} is dropped: TopKSVM's class scores "
+                      "have none, and it shifts every class score alike (the predictions "
+                      "are the same)", UserWarning, stacklevel=3)
+    classes = np.asarray(model.classes)
+    m = len(classes)
+    if m < 2 or np.any(np.diff(classes) <= 0):
+        raise ValueError("model: the class labels (classes=) must be increasing")
+    if classes.dtype.kind == "f" and np.all(classes == np.round(classes)) and \
+            np.all(np.abs(classes) < 2.0 ** 53):  # (SVM-multiclass's labels are integers)
+        classes = classes.astype(np.int64)
     params = {key: info[key] for key in ("k", "epsilon") if key in info}
+    if not 1 <= params.get("k", 1) < m:
+        raise ValueError(f"model: k={params['k']} is outside 1..{m - 1} for {m} classes")
+    if params.get("epsilon", 1.0) <= 0 or info.get("C", 1.0) <= 0:
+        raise ValueError("model: C and epsilon must be positive")
     if info.get("loss") in ("alpha", "beta"):
         params["loss"] = info["loss"]
     if "C" in info and info["n_train"]:
@@ -416,7 +429,7 @@ def _topk_estimator(model, info):
     estimator = TopKSVM(**params)
     coef = np.asarray(model.coef, dtype=np.float64)
     estimator.coef_ = coef / MULTICLASS_SCALE
-    estimator.classes_ = np.asarray(model.classes).copy()
+    estimator.classes_ = classes.copy()
     estimator.intercept_ = np.zeros(coef.shape[0])
     estimator.k_, estimator.kernel_ = estimator.k, "linear"
     estimator.dual_coef_ = None
