@@ -2,11 +2,13 @@
 labels and of known candidates, and loading multiple-instance (MIL) SVMlight files.
 
 Layout. Candidates are the rows of X; ``bags`` gives each row's bag id (any hashable
-scalars: ints, strings), or lists each bag's rows. **A bag's rows must be consecutive**
-(in arrays and in files): a bag id that reappears after another bag is rejected, since
-in a file it almost always means two files were concatenated with clashing ids. Sort
-rows by bag with a stable sort (``np.argsort(bags, kind="stable")``) to fix it. Bags are
-numbered in order of first appearance; per-bag outputs follow that order.
+scalars: ints, strings), or lists each bag's rows. **In a file and for**
+:func:`check_bags` **a bag's rows must be consecutive**: a bag id that reappears after
+another bag is rejected, since in a file it almost always means two files were
+concatenated with clashing ids. Sort rows by bag with a stable sort
+(``np.argsort(bags, kind="stable")``) to fix it. The estimators take scattered rows
+(scikit-learn's splitters shuffle them) and regroup them with :func:`group_bags`. Bags
+are numbered in order of first appearance; per-bag outputs follow that order.
 
 Files. One candidate per line, ``qid`` = bag id, every line carrying its bag's label
 (the layout of the MIL sets musk1, elephant, fox, tiger)::
@@ -230,6 +232,8 @@ def _row_ids(bags, n_rows, name):
         raise ValueError(f"{name}: expected {n_rows} bag ids (one per row of X), got {ids.shape[0]}")
     if ids.dtype.kind == "f" and not np.all(np.isfinite(ids)):
         raise ValueError(f"{name}: contains NaN or infinite bag ids")
+    if ids.dtype.kind == "b":  # (a mask passed by mistake would make two bags)
+        raise ValueError(f"{name}: boolean bag ids (two bags); expected one id per row")
     if ids.dtype.kind == "O" or (ids.dtype.kind in "US" and not isinstance(bags, np.ndarray)):
         # (strings from pandas come as objects; NumPy would merge 1 and '1', 'a' and b'a')
         ids = _uniform_ids(ids.tolist() if ids.dtype.kind == "O" else list(bags), name)

@@ -273,7 +273,7 @@ def test_robustness_examples_and_bags_of_one():
     assert robust_drops(s, offsets, ids, 300).size == 300
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("svmrank.problems.latent.KNAPSACK_LIMIT", 10)
-        with pytest.warns(UserWarning, match="too large a knapsack"):
+        with pytest.warns(UserWarning, match="a knapsack above KNAPSACK_LIMIT"):
             greedy = robust_drops(s, offsets, ids, 50)
     spare = np.concatenate([np.arange(a, b)[np.argsort(-s[a:b], kind="stable")][:-1]
                             for a, b in zip(offsets[:-1], offsets[1:])])
@@ -585,3 +585,15 @@ def test_capped_convex_solves_are_not_convergence(cls):
     with pytest.warns(Warning):
         model = cls(C=1.0, max_iter=1).fit(X, y, bags=bags)
     assert not model.converged_
+
+
+def test_review22_latent_bags_and_counts():
+    """Review 22: eval_set without bags_val scored rows silently; boolean bag ids made
+    two bags; n_iter_ left out the instance start's iterations."""
+    X, y, bags, _ = make_bags(n_bags=20, bag_size=(2, 4), random_state=0)
+    with pytest.warns(UserWarning, match="eval_set has no bags_val: every row of X_val"):
+        LatentAPSVM(C=1.0).fit(X, y, bags=bags, eval_set=(X, y))
+    with pytest.raises(ValueError, match="^bags: boolean bag ids"):
+        LatentAPSVM(C=1.0).fit(X, y, bags=bags % 2 == 0)
+    model = LatentAPSVM(C=1.0, init="instances").fit(X, y, bags=bags)
+    assert model.n_iter_ == len(model.trace_)

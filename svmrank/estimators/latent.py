@@ -100,8 +100,13 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
             return {}
         d = self.n_features_in_
         X_val = check_eval_X(eval_set, d, "bags_val", owner=self)
-        bag_index, order = group_bags(eval_set[2] if len(eval_set) == 3 else None,
-                                      X_val.shape[0], name="eval_set bags_val")
+        bags_val = eval_set[2] if len(eval_set) == 3 else None
+        if bags_val is None and self.max_bag_size_ > 1 and X_val.shape[0] > 1:
+            warnings.warn(f"{type(self).__name__}: eval_set has no bags_val: every row of "
+                          "X_val is scored as its own bag, but the training bags have up to "
+                          f"{self.max_bag_size_} rows; pass eval_set=(X_val, y_val, "
+                          "bags_val)", UserWarning, stacklevel=3)
+        bag_index, order = group_bags(bags_val, X_val.shape[0], name="eval_set bags_val")
         if order is not None:
             X_val = X_val[order]
         try:
@@ -172,10 +177,10 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
                                   f"keeping the best of the first {k} (objective "
                                   f"{best.objective:.6g})", UserWarning, stacklevel=3)
                     break
+                solves.append(init)  # (its iterations count in n_iter_)
                 if init.interrupted:
                     state = problem.impute(init.w)
                     problem.set_state(state)
-                    solves.append(init)
                     best = self._stopped_at_start(init, problem, state,
                                                   "the init='instances' fit")
                     return best, [best.objective]

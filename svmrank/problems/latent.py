@@ -344,9 +344,10 @@ def robust_drops(s, offsets, bag_ids, k):
     if budget == sum(gains):  # every useful drop fits (h_b only falls with j)
         drops = gains
     elif sum(gains) * budget > KNAPSACK_LIMIT:
-        warnings.warn(f"robustness: the exact choice of {budget} of {sum(gains)} candidates is "
-                      "too large a knapsack; the highest scoring ones are dropped instead",
-                      UserWarning, stacklevel=4)
+        # (one text, so that the warning is shown once, not at every imputation)
+        warnings.warn(f"robustness: the exact choice of the candidates to drop is a knapsack "
+                      f"above KNAPSACK_LIMIT={KNAPSACK_LIMIT:.0e} steps; the highest scoring "
+                      "ones are dropped instead", UserWarning, stacklevel=4)
         drops = [0] * len(sorted_rows)
     else:
         drops = _knapsack_drops(s, sorted_rows, gains, budget)
