@@ -110,8 +110,8 @@ def test_the_threshold_is_minus_the_intercept(ranking):
 
 @pytest.mark.parametrize("estimator, cls, loss", [
     (LatentAPSVM(C=2.0, epsilon=0.01), LatentAPSVM, "ap"),
-    (LatentSSVM(C=2.0, epsilon=0.01, max_rounds=5), LatentAPSVM, "ap"),
-    (LatentSVM(C=2.0, epsilon=0.01, J=2.0), LatentSVM, "error"),
+    (LatentSSVM(C=2.0, epsilon=0.01, max_rounds=5), LatentSSVM, "ap"),
+    (LatentSVM(C=2.0, epsilon=0.01, J=2.0, c=0.2), LatentSVM, "error"),
 ], ids=["latent-ap", "latent-ssvm", "latent-svm"])
 def test_latent_families_round_trip(tmp_path, bag_data, estimator, cls, loss):
     X, y, bags, known = bag_data
@@ -126,6 +126,13 @@ def test_latent_families_round_trip(tmp_path, bag_data, estimator, cls, loss):
                                   est.decision_function(X, bags=bags))
     back = from_model(through_file(tmp_path, model))
     assert type(back) is cls and back.C == 2.0 and back.epsilon == 0.01
+    # (review 22: J, c and LatentSSVM's identity were lost; score without bags warns)
+    params = est.get_params()
+    assert {k: v for k, v in back.get_params().items() if k in ("J", "c", "max_rounds")} == \
+        {k: v for k, v in params.items() if k in ("J", "c", "max_rounds")}
+    assert back.max_bag_size_ == est.max_bag_size_ > 1
+    with pytest.warns(UserWarning, match="score got no bags"):
+        back.score(X, y)
     np.testing.assert_allclose(back.decision_function(X, bags=bags),
                                est.decision_function(X, bags=bags), rtol=1e-6, atol=1e-7)
     np.testing.assert_array_equal(back.predict_latent(X, bags=bags),

@@ -8,8 +8,10 @@ estimator                     model file (metadata beyond C, epsilon, ...)
 RankSVM, APSVM                SVM-light, ``loss=ap|ndcg|roc``
 BinarySVM                     SVM-light, ``loss=error|zero_one|f1|prbep|prec@k|rec@k``,
                               ``k_fraction=``, ``bias=`` (when not 1)
-LatentAPSVM, LatentSSVM       SVM-light, ``loss=ap latent=1``
-LatentSVM                     SVM-light, ``loss=error latent=1`` (``bias=`` when not 1)
+LatentAPSVM, LatentSSVM       SVM-light, ``loss=ap latent=1 max_bag_size=`` (LatentSSVM:
+                              ``max_rounds=``)
+LatentSVM                     SVM-light, ``loss=error latent=1 max_bag_size=`` (``bias=``,
+                              ``J=``, ``robust=`` (its c) when not their defaults)
 HOBSVM, HOAPSVM               SVM-light, ``model=hob|hoap eta= bias= pairwise=``
 TopKSVM                       SVM-multiclass, ``model=topk-svm k= loss=alpha|beta``
 ============================  ============================================================
@@ -95,6 +97,10 @@ _LINEAR_KEYS = {
     "n_train": (str, int),                  # training rows (candidates, linked samples)
     "latent": (lambda v: "1" if v else "0", lambda text: text != "0"),
     "cccp_iterations": (str, int),
+    "max_bag_size": (str, int),             # latent: the largest training bag
+    "max_rounds": (str, int),               # LatentSSVM's alternation rounds
+    "J": (_number(".17g"), float),          # LatentSVM's positive-bag weight
+    "robust": (_number(".17g"), float),     # LatentSVM's robustness c
     "model": (str, str),                    # hob or hoap
     "eta": (_number(".17g"), float),
     "bias": (_number(".17g"), float),       # value of the constant feature
@@ -221,7 +227,12 @@ def to_model(estimator, **training_info):
             info["loss"] = estimator.loss_.name  # (a user's QSLoss is not written)
             info.update(_graded_info(estimator.loss_))
         if isinstance(estimator, (LatentAPSVM, LatentSVM)):
-            info.update(latent=True, cccp_iterations=getattr(estimator, "n_outer_iter_", None))
+            info.update(latent=True, cccp_iterations=getattr(estimator, "n_outer_iter_", None),
+                        max_bag_size=getattr(estimator, "max_bag_size_", None),
+                        max_rounds=getattr(estimator, "max_rounds", None))
+        if isinstance(estimator, LatentSVM):  # (defaults left out)
+            info.update(J=None if estimator.J == 1.0 else estimator.J,
+                        robust=None if estimator.c == 0.0 else estimator.c)
         if isinstance(estimator, (BinarySVM, LatentSVM)) and estimator.bias != 1.0:
             info["bias"] = estimator.bias  # (the default 1 is left out: files stay as they were)
     classes = getattr(estimator, "classes_", None)  # (the labels predict returns)
@@ -330,13 +341,21 @@ def from_model(model, latent=None):
     info = training_info(model)
     if isinstance(model, MulticlassModel):
         return _topk_estimator(model, info)
-    from ..estimators import HOAPSVM, HOBSVM, BinarySVM, LatentAPSVM, LatentSVM, RankSVM
+    from ..estimators import (HOAPSVM, HOBSVM, BinarySVM, LatentAPSVM, LatentSSVM, LatentSVM,
+                              RankSVM)
     params = {key: info[key] for key in ("C", "epsilon") if key in info}
     binary = info.get("loss") == _BINARY_LOSS
     bias = {"bias": info["bias"]} if "bias" in info else {}  # (BinarySVM's, LatentSVM's)
     if latent if latent is not None else info.get("latent", False):
-        params.update(bias if binary else {})
-        estimator = (LatentSVM if binary else LatentAPSVM)(**params)
+        if binary:
+            params.update(bias, J=info.get("J", 1.0), c=info.get("robust", 0.0))
+            estimator = LatentSVM(**params)
+        elif "max_rounds" in info:
+            estimator = LatentSSVM(max_rounds=info["max_rounds"], **params)
+        else:
+            estimator = LatentAPSVM(**params)
+        if "max_bag_size" in info:  # (score without bags warns, as after fit)
+            estimator.max_bag_size_ = info["max_bag_size"]
     elif info.get("model") in HIGH_ORDER_MODELS:
         estimator = _high_order_estimator(model, HOAPSVM if info["model"] == "hoap" else HOBSVM,
                                           params)
