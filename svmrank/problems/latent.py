@@ -202,7 +202,8 @@ class LatentSSVMProblem(_BagProblem):
         """Approximate joint maximisation of Δ(R*, R) + w·Ψ(R, H) by alternation, at
         candidate scores s = Xw: from every bag at its highest candidate and, once a
         state is set, also from the ground truth's H*, keeping the better end point (so
-        the value is never below Δ(R*, R*) + w·Ψ(R*, H*), and no violation goes unseen).
+        the value is never below Δ(R*, R*) + w·Ψ(R*, H*), so ξ ≥ 0; a violation that
+        neither start leads to can go unseen: the value is a lower bound on the maximum).
 
         Returns (rows, coef, loss, objective) as :meth:`LatentAPProblem.inference`.
         """
