@@ -298,8 +298,12 @@ def edges_from_networkx(graph, nodes=None):
 
     Returns
     -------
-    ndarray of int64, shape (E, 2), with u < v, sorted.
+    ndarray of int64, shape (E, 2), with u < v, sorted. Edge attributes (``weight``
+    too) are not read: the models learn the pairwise weights.
     """
+    if not (hasattr(graph, "nodes") and hasattr(graph, "edges")):
+        raise ValueError(f"graph: expected a networkx graph, got {type(graph).__name__} "
+                         "(an (E, 2) array of row numbers is the edges themselves)")
     if nodes is None:
         index = {}
         for v in graph.nodes:

@@ -426,3 +426,9 @@ def test_labelling_score_refuses_what_is_not_a_labelling():
 def test_nan_keys_of_any_float_type_join_no_group():
     for nan in (float("nan"), np.float32("nan"), np.float16("nan"), np.float64("nan")):
         assert edges_from_groups([nan, nan, 1]).shape == (0, 2)
+
+
+def test_edges_from_networkx_names_a_list_passed_as_the_graph():
+    """Review 22: an edge list gave "AttributeError: 'list' object has no attribute"."""
+    with pytest.raises(ValueError, match="^graph: expected a networkx graph, got list"):
+        edges_from_networkx([(0, 1)])

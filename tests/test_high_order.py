@@ -347,7 +347,8 @@ def test_model_metadata_read_by_index_and_checked():
     np.testing.assert_allclose(from_model(model).decision_function(X, edges=edges),
                                est.decision_function(X, edges=edges))
     for bad, match in ((tokens + tokens[:1], "listed twice"),
-                       ([t for t in tokens if not t.startswith("b:")], "missing with one")):
+                       ([t for t in tokens if not t.startswith("b:")], "missing with one"),
+                       (tokens + ["3:-1"], r"pairwise feature 3 outside 0\.\.2")):
         model.metadata["pairwise"] = ",".join(bad)
         with pytest.raises(ValueError, match=match):
             from_model(model)

@@ -387,6 +387,8 @@ def _high_order_estimator(model, cls, params):
         eta, bias = float(meta["eta"]), float(meta["bias"])
         weights = {}
         for i, value in _pairwise_value(meta.get("pairwise", "none")):
+            if i != "b" and not 0 <= i < d:
+                raise ValueError(f"pairwise feature {i} outside 0..{d - 1}")
             i = d if i == "b" else i
             if i in weights:
                 raise ValueError(f"pairwise feature {'b' if i == d else i} listed twice")
