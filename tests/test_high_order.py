@@ -533,3 +533,19 @@ def test_bad_edges_val_are_named_as_eval_sets():
     _, X, y, edges = tiny(0, n=8)
     with pytest.raises(ValueError, match=r"^eval_set edges_val: edge \d+ .* outside \[0, 4\)"):
         HOBSVM(C=1.0).fit(X, y, edges=edges, eval_set=(X[:4], y[:4], edges))
+
+
+def test_edges_that_can_do_nothing_warn():
+    """Review 22: an empty edge list (an empty --edges file), no pairwise feature, and an
+    eval_set without edges trained or scored unlinked samples without a word."""
+    _, X, y, edges = tiny(0, n=8)
+    for params, fit_edges, eval_set, match in (
+            ({}, np.zeros((0, 2), dtype=np.int64), None, "edges holds no edge"),
+            (dict(pairwise_features=[], bias=0.0), edges, None, "the edges do nothing"),
+            ({}, edges, (X, y), "eval_set has no edges_val")):
+        with pytest.warns(UserWarning, match=match):
+            HOBSVM(C=1.0, **params).fit(X, y, edges=fit_edges, eval_set=eval_set)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        HOBSVM(C=1.0).fit(X, y, edges=edges, eval_set=(X, y, edges))
+        HOBSVM(C=1.0, eta=0.0).fit(X, y, edges=edges)  # (a baseline without the term)

@@ -43,6 +43,26 @@ class _HighOrderEstimator(ClassifierMixin, BinaryLabelsMixin, CuttingPlaneEstima
         return HighOrderFeatures(X, _no_edges() if edges is None else edges, eta=eta,
                                  pairwise_features=pairwise_features, bias=bias)
 
+    def _training_features(self, X, edges, eval_set):
+        """Features of the training (X, edges), with a warning when the edges can do
+        nothing (none given in an explicit list, or no pairwise feature), or
+        when an ``eval_set`` without edges scores a model that has a pairwise term."""
+        features = self._features(X, edges)
+        name = type(self).__name__
+        if edges is not None and len(features.pairs) == 0:
+            warnings.warn(f"{name}: edges holds no edge: the samples are unlinked and only "
+                          "the unary part is learnt", UserWarning, stacklevel=3)
+        elif len(features.pairs) and len(features.pairwise_index) == 0:
+            warnings.warn(f"{name}: the edges do nothing: pairwise_features=[] with bias=0 "
+                          "(the bias is the Potts feature) leaves no pairwise term",
+                          UserWarning, stacklevel=3)
+        elif len(features.pairs) and eval_set is not None and (
+                len(eval_set) < 3 or eval_set[2] is None):
+            warnings.warn(f"{name}: eval_set has no edges_val: its samples are scored "
+                          "unlinked, by the unary part only; pass eval_set=(X_val, y_val, "
+                          "edges_val)", UserWarning, stacklevel=3)
+        return features
+
     def _test_features(self, X, edges):
         """Features of (X, edges) in the layout of the fit (η, pairwise features and
         bias as they were then, whatever set_params did since)."""
@@ -195,7 +215,7 @@ class HOBSVM(_HighOrderEstimator):
         self._check_common()
         X = self._validate_X(X, reset=True)
         y = self._fit_labels(y, X.shape[0])
-        features = self._features(X, edges)
+        features = self._training_features(X, edges, eval_set)
         options = self._node_eval_options(eval_set, features)
         if early_stopping_rounds is not None:
             if not options:
@@ -299,7 +319,7 @@ class HOAPSVM(_HighOrderEstimator):
             check_positive(self.init_C, "init_C")
         X = self._validate_X(X, reset=True)
         y = self._fit_labels(y, X.shape[0])
-        features = self._features(X, edges)
+        features = self._training_features(X, edges, eval_set)
         relevant = HOBProblem(features, y).relevant     # validates y
         options = self._node_eval_options(eval_set, features)
         # (plain lines: CCCP's, one per round, and at verbose 2 every iteration's; the
