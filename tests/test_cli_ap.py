@@ -711,3 +711,19 @@ def test_classify_prints_the_graded_loss_the_model_was_trained_on(tmp_path, caps
                     else 100 * np.mean([s / p for s, p in counts]))
     assert line.endswith(f"({name}))" if "NDCG" in name else f"({name})")
     assert value == pytest.approx(expected, abs=1e-4)
+
+
+def test_rounding_noise_is_not_called_a_tie_the_model_has_not(tmp_path, recwarn):
+    """Review 22: max-marginal gaps equal up to 1e-16 were counted as distinct scores,
+    and %.8f "rounding" them warned about a small C."""
+    import argparse
+    from svmrank.cli.ap_classify import write_and_report
+    from svmrank.io.model_file import LinearModel
+    scores = np.array([0.5, 0.5 + 2e-16, 0.25, 0.25 - 1e-16, 1.0])
+    args = argparse.Namespace(output_file=str(tmp_path / "p"), v=0, plot=None)
+    assert write_and_report(args, LinearModel(w=np.ones(1), b=0.0), {}, np.ones(5),
+                            np.zeros(5), scores, 0.0) == 0
+    assert not [w for w in recwarn if "rounds the" in str(w.message)]
+    write_and_report(args, LinearModel(w=np.ones(1), b=0.0), {}, np.ones(5), np.zeros(5),
+                     np.array([1e-9, 2e-9, 3e-9, 1.0, 0.5]), 0.0)
+    assert [w for w in recwarn if "rounds the 5 distinct scores to 3" in str(w.message)]

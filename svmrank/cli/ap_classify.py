@@ -125,7 +125,11 @@ def classify(argv):
 def write_and_report(args, model, info, y, qid, scores, runtime):
     """Write the scores (%.8f, one a line, atomically), the --plot figure, and with -v
     the statistics."""
-    n_exact, n_written = len(np.unique(scores)), len(np.unique(np.round(scores, 8)))
+    # (scores equal up to rounding, as the max-marginal gaps of nodes that drag the same
+    # labels, are ties already: distinct means beyond 1e-12 of the largest score)
+    noise = 1e-12 * float(np.abs(scores).max(initial=0.0))
+    n_exact = len(np.unique(np.round(scores / noise))) if noise > 0 else 1
+    n_written = len(np.unique(np.round(scores, 8)))
     if n_written < n_exact:
         warnings.warn(f"{args.output_file}: %.8f rounds the {n_exact} distinct scores to "
                       f"{n_written} values (scores this small come with a small C): the "
