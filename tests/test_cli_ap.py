@@ -683,7 +683,7 @@ def test_qp_error_is_exported():
     (dict(loss="ndcg", k=3, gains="linear"), "1 - NDCG@3, linear gains"),
     (dict(loss="ndcg", gains="exp"), "1 - NDCG, exp gains"),
     (dict(loss="pairs"), "100 x fraction of swapped pairs"),
-    (dict(loss="pairs", pair_loss="count"), "swapped pairs")])
+    (dict(loss="pairs", pair_loss="count"), "swapped pairs per query")])
 def test_classify_prints_the_graded_loss_the_model_was_trained_on(tmp_path, capsys, params,
                                                                    name):
     """Review 22: a graded NDCG@k model got the binary NDCG line, a pairs model none."""
@@ -707,7 +707,7 @@ def test_classify_prints_the_graded_loss_the_model_was_trained_on(tmp_path, caps
     else:
         counts = [swapped_pairs(y[qid == q], est.decision_function(X[qid == q]))
                   for q in range(8)]
-        expected = (sum(s for s, _ in counts) if params.get("pair_loss") == "count"
+        expected = (np.mean([s for s, _ in counts]) if params.get("pair_loss") == "count"
                     else 100 * np.mean([s / p for s, p in counts]))
     assert line.endswith(f"({name}))" if "NDCG" in name else f"({name})")
     assert value == pytest.approx(expected, abs=1e-4)
@@ -727,3 +727,27 @@ def test_rounding_noise_is_not_called_a_tie_the_model_has_not(tmp_path, recwarn)
     write_and_report(args, LinearModel(w=np.ones(1), b=0.0), {}, np.ones(5), np.zeros(5),
                      np.array([1e-9, 2e-9, 3e-9, 1.0, 0.5]), 0.0)
     assert [w for w in recwarn if "rounds the 5 distinct scores to 3" in str(w.message)]
+
+
+def test_graded_loss_line_over_its_own_queries(tmp_path, capsys):
+    """Review 22b: a query of labels -1/0 made the graded NDCG loss line nan, and the
+    warning said the loss left out queries that the graded losses keep."""
+    from svmrank import RankSVM
+    from svmrank.io import to_model, write_model
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    y = np.clip(np.round(X[:, 0] + rng.normal(size=60)), 0, 2)
+    model = RankSVM(C=1.0, loss="ndcg", gains="linear", k=5).fit(
+        X, y, qid=np.repeat(np.arange(6), 10))
+    write_model(tmp_path / "m", to_model(model, n_train=60))
+    test = tmp_path / "t.dat"
+    test.write_text("-1 qid:1 1:1 2:0.5\n0 qid:1 1:0.2 3:1\n"
+                    "1 qid:2 1:1\n0 qid:2 2:1\n2 qid:2 3:1\n")
+    assert ap_classify.main([str(test), str(tmp_path / "m"), str(tmp_path / "p")]) == 0
+    out, err = capsys.readouterr()
+    loss = float(re.search(r"^Average loss on test set: (\S+) ", out, re.M).group(1))
+    X_t, y_t, _ = load_svmlight(test, n_features=3)
+    expected = 100 * (1 - ndcg(y_t[2:], model.decision_function(X_t[2:]), k=5,
+                               gains="linear"))
+    assert loss == pytest.approx(expected, abs=1e-4)
+    assert "AP, NDCG and ROC area are averaged over the others" in err

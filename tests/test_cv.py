@@ -258,3 +258,10 @@ def test_a_scoring_name_takes_the_estimators_gains(monkeypatch):
     X, y, qid = rng.normal(size=(60, 3)), rng.integers(0, 3, 60), np.repeat(np.arange(6), 10)
     RankSVMCV(loss="ndcg", gains="linear", Cs=[1.0], cv=3, scoring="ndcg@10").fit(X, y, qid=qid)
     assert seen == [{"gains": "linear"}]
+
+
+def test_a_bad_gains_is_named_not_blamed_on_scoring():
+    """Review 22b: gains='foo' read "scoring: gains must be ..."."""
+    X, y, qid = np.zeros((6, 2)), np.array([0, 1, 2] * 2), np.repeat([1, 2], 3)
+    with pytest.raises(ValueError, match="^gains must be 'exp' or 'linear'; got 'foo'"):
+        RankSVMCV(Cs=[1.0], cv=2, gains="foo", scoring="ndcg@10").fit(X, y, qid=qid)

@@ -549,3 +549,18 @@ def test_edges_that_can_do_nothing_warn():
         warnings.simplefilter("error")
         HOBSVM(C=1.0).fit(X, y, edges=edges, eval_set=(X, y, edges))
         HOBSVM(C=1.0, eta=0.0).fit(X, y, edges=edges)  # (a baseline without the term)
+
+
+def test_a_high_order_file_without_classes_predicts_0_1():
+    """Review 22b: files from before classes_ read as -1/1; integer labels came back
+    as floats."""
+    _, X, y, edges = tiny(0, n=8)
+    est = HOBSVM(C=10.0).fit(X, y.astype(np.int64), edges=edges)
+    model = to_model(est)
+    assert from_model(model).classes_.dtype == np.int64
+    assert from_model(model).predict(X, edges=edges).tolist() == \
+        est.predict(X, edges=edges).tolist()
+    del model.metadata["classes"]
+    assert from_model(model).classes_.tolist() == [0, 1]
+    ones = to_model(HOBSVM(C=10.0).fit(X, np.where(y > 0, 1, -1), edges=edges))
+    assert ones.metadata["classes"] == "-1,1" and from_model(ones).classes_.tolist() == [-1, 1]

@@ -230,7 +230,7 @@ def test_ctrl_c_in_the_first_round_keeps_its_solves_point(fit, bags, graph, monk
     (X, y, b, _), _ = bags
     (Xg, yg, E), _ = graph
     _ctrl_c_on(monkeypatch, lambda m: len([r for r in m.records if r.get("round") == 1]) == 2)
-    with pytest.warns(UserWarning, match="CCCP interrupted in round 1: keeping the point"):
+    with pytest.warns(UserWarning, match="CCCP interrupted in round 1: keeping the (point|round)"):
         if fit == "latent":
             model = LatentAPSVM(C=1.0, n_init=3).fit(X, y, bags=b)
             scores = model.decision_function(X, b)
@@ -259,6 +259,17 @@ def test_latent_cli_summary_says_interrupted(bags, tmp_path, capsys, monkeypatch
     out = capsys.readouterr().out
     assert "Interrupted (not converged) after" in out and "Converged" not in out
     assert model.exists()
+
+
+def test_ctrl_c_in_the_auto_instance_start_keeps_the_random_start(bags, monkeypatch):
+    """Review 22b: after the random start's CCCP, monitor.round was stale, so Ctrl-C in
+    init="auto"'s instance start escaped fit as RoundInterrupted."""
+    (X, y, b, _), _ = bags
+    _ctrl_c_on(monkeypatch, lambda m: m.round is None and any("round" in r for r in m.records)
+               and len([r for r in m.records if r.get("round") is None]) == 2)
+    with pytest.warns(UserWarning, match="interrupted in the instance start: keeping the best"):
+        model = LatentAPSVM(C=1.0, init="auto", max_outer_iter=3).fit(X, y, bags=b)
+    assert model.interrupted_ and model.objectives_.shape == (1,)
 
 
 HOAP_UNTIL_SIGNALLED = """

@@ -386,3 +386,20 @@ def test_labels_of_another_kind_and_bad_classes_are_refused():
             TopKSVM().fit(X, y, classes=[0, 1, 2, extra])
     with pytest.raises(ValueError, match="^classes: contains NaN, infinite or missing"):
         TopKSVM().fit(X, y.astype(str), classes=["0", "1", "2", None])
+
+
+def test_object_labels_of_another_kind_are_refused():
+    """Review 22b: pandas (object) labels skipped the kind check and scored 0.0."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3)) + np.repeat(np.eye(3) * 3, 20, axis=0)
+    ints, names = np.repeat([1, 2, 3], 20), pd.Series(np.repeat(["a", "b", "c"], 20))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        on_names = TopKSVM(random_state=0, max_epoch=20).fit(X, names)
+        on_ints = TopKSVM(random_state=0, max_epoch=20).fit(X, ints)
+    with pytest.raises(ValueError, match="^y: number labels, but the classes"):
+        on_names.score(X, pd.Series(ints, dtype=object))
+    with pytest.raises(ValueError, match="^y: string labels, but the classes"):
+        on_ints.score(X, names)
+    assert on_names.score(X, names) == on_names.score(X, names.to_numpy(str))

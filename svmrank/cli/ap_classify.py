@@ -181,24 +181,32 @@ def is_ltr(y, qid, bias):
     return qid is not None or len(np.unique(y[y > 0])) > 1 or bias == 0
 
 
+def is_graded_loss(info):
+    """Whether the model's metadata ``info`` names a graded loss (pairs, graded NDCG)."""
+    return info.get("loss") == "pairs" or (info.get("loss") == "ndcg" and "gains" in info)
+
+
 def loss_line(info, y, scores, queries):
     """"Average loss on test set" of the rank loss the model was trained on (its
     metadata ``info``), in percent as svm_perf_classify prints its losses, over the
     queries it trains on: binary AP, NDCG and ROC area over those with a relevant and a
     non-relevant example; graded NDCG (its gains and k) and the pairwise loss (SVM-rank's
-    swapped pairs, ties swapped) over those with two levels. None for a model of another
-    tool or one trained on the error rate (the zero/one line reports that)."""
+    swapped pairs, ties swapped: their fraction or count per query, averaged over
+    queries as in training) over those with two levels (NDCG: and a positive gain). None
+    for a model of another tool or one trained on the error rate (the zero/one line
+    reports that)."""
     loss = info.get("loss")
-    if loss == "pairs" or (loss == "ndcg" and "gains" in info):
-        graded = [q for q in queries if len(np.unique(y[q])) > 1]
+    if is_graded_loss(info):
+        graded = [q for q in queries if len(np.unique(y[q])) > 1
+                  and (loss == "pairs" or y[q].max() > 0)]
         if loss == "pairs":
             from .rank_classify import swapped_pairs
-            counts = [swapped_pairs(y[q], scores[q]) for q in graded]
             count = info.get("pair_loss") == "count"
-            value = (np.sum([s for s, _ in counts]) if count else
-                     np.mean([s / p for s, p in counts])) if graded else np.nan
-            return (f"Average loss on test set: {value if count else 100 * value:.4f} "
-                    f"({'swapped pairs' if count else '100 x fraction of swapped pairs'})")
+            value = np.mean([s if count else s / p for s, p in
+                             (swapped_pairs(y[q], scores[q]) for q in graded)]) \
+                if graded else np.nan
+            name = "swapped pairs per query" if count else "100 x fraction of swapped pairs"
+            return f"Average loss on test set: {value if count else 100 * value:.4f} ({name})"
         k, gains = info.get("k"), info["gains"]
         value = np.mean([ndcg(y[q], scores[q], k=k, gains=gains) for q in graded]) \
             if graded else np.nan
@@ -227,11 +235,13 @@ def summary(y, scores, qid, info, runtime, ltr=False):
     queries = [order[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
     scored = [q for q in queries if is_ranked(relevant[q])]
     if len(scored) < len(queries):
+        measures = "AP, NDCG and ROC area" if is_graded_loss(info) else \
+            "AP, NDCG, ROC area and the loss"  # (a graded loss: over queries of two levels)
         warnings.warn(f"{len(queries) - len(scored)} of {len(queries)} queries have no relevant "
-                      "or no non-relevant example: AP, NDCG, ROC area and the loss are "
-                      "averaged over the others" if scored else
-                      "no query has both a relevant and a non-relevant example: AP, NDCG, "
-                      "ROC area and the loss are undefined (nan)", UserWarning, stacklevel=2)
+                      f"or no non-relevant example: {measures} are averaged over the "
+                      "others" if scored else
+                      "no query has both a relevant and a non-relevant example: "
+                      f"{measures} are undefined (nan)", UserWarning, stacklevel=2)
 
     def mean(measure):
         return float(np.mean([measure(y[q], scores[q]) for q in scored])) if scored else np.nan

@@ -265,7 +265,8 @@ class RankSVMCV(RankSVM):
         Cs = log_grid(self.Cs)
         base = self._base(C=float(Cs[0]))
         base._check_common()
-        scorer = check_scoring(self.scoring, getattr(self, "gains", "exp"))
+        GradedNDCG(getattr(self, "gains", "exp"), getattr(self, "k", None))  # (named here,
+        scorer = check_scoring(self.scoring, getattr(self, "gains", "exp"))  # not as scoring)
         fold_epsilon = (FOLD_EPSILON_FACTOR * float(self.epsilon) if self.fold_epsilon is None
                         else check_positive(self.fold_epsilon, "fold_epsilon"))
         X = self._validate_X(X, reset=True)  # (feature_names_in_ of a DataFrame)

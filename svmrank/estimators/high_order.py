@@ -426,7 +426,8 @@ class HOAPSVM(_HighOrderEstimator):
             except RoundInterrupted as exc:  # (CCCP may keep w_t, whose true objective
                 exc.result.w = w_t           # is known; no step is tried)
                 solves.append(exc.result)
-                raise RoundInterrupted(w_t, start, exc.result) from None
+                raise RoundInterrupted(w_t, start, exc.result,
+                                       "the round's start w_t (no step was tried)") from None
             solves.append(res)
             for alpha in (1.0, 0.5, 0.25, 0.125):
                 w = w_t + alpha * (res.w - w_t)

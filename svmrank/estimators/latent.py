@@ -169,6 +169,7 @@ class _LatentEstimator(LinearScorerMixin, CuttingPlaneEstimator):
         for k in range(n_starts):
             last_auto = k == n_starts - 1 and self.init == "auto"
             if (k == 0 and self.init == "instances") or last_auto:
+                monitor.round = None  # (not a CCCP round: Ctrl-C ends this fit at its best)
                 # every candidate of a latent bag as a sample labelled with its bag
                 init = self._solve(instance_problem(*problem.instance_rows()), verbose=0)
                 if init.interrupted and best is not None:  # ("auto" after its random starts)

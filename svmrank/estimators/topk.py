@@ -1,5 +1,7 @@
 """Top-k multiclass SVM (Lapin, Hein & Schiele 2015) trained by Prox-SDCA."""
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
@@ -49,6 +51,10 @@ def _check_label_kind(y, classes, name):
     """Refuse labels of another kind (numbers, strings) than the classes: every sample
     would count as an error, silently (scikit-learn's metrics refuse the mix too)."""
     def kind(a):
+        if a.dtype.kind == "O":  # (pandas: the kind of the elements, when they share one)
+            kinds = {"number" if isinstance(v, numbers.Number) else
+                     "string" if isinstance(v, (str, bytes)) else None for v in a.tolist()}
+            return kinds.pop() if len(kinds) == 1 else None
         return "number" if a.dtype.kind in "biuf" else "string" if a.dtype.kind in "US" \
             else None
     got, want = kind(np.asarray(y)), kind(np.asarray(classes))

@@ -80,7 +80,10 @@ def _classes_text(classes):
 def _classes_value(text):
     if text.startswith("s:"):
         return np.array([unquote(c) for c in text[2:].split(",")])
-    return np.array([float(c) for c in text.split(",")])
+    values = np.array([float(c) for c in text.split(",")])
+    if np.all(values == np.round(values)) and np.all(np.abs(values) < 2.0 ** 53):
+        return values.astype(np.int64)  # (integer labels come back as integers)
+    return values
 
 
 # The metadata schema: key -> (its text from a value, its value from the text), in the
@@ -236,8 +239,11 @@ def to_model(estimator, **training_info):
         if isinstance(estimator, (BinarySVM, LatentSVM)) and estimator.bias != 1.0:
             info["bias"] = estimator.bias  # (the default 1 is left out: files stay as they were)
     classes = getattr(estimator, "classes_", None)  # (the labels predict returns)
-    if not isinstance(estimator, (LatentAPSVM, LatentSVM)) and classes is not None and not (
-            len(classes) == 2 and np.array_equal(classes, [-1, 1])):
+    # (a high-order file always has them: one without is from before they predicted y's
+    # labels, and predicts 0/1)
+    if not isinstance(estimator, (LatentAPSVM, LatentSVM)) and classes is not None and (
+            isinstance(estimator, (HOBSVM, HOAPSVM)) or not (
+                len(classes) == 2 and np.array_equal(classes, [-1, 1]))):
         info["classes"] = np.asarray(classes)
     info.update(training_info)
     return LinearModel(w=np.array(w, dtype=np.float64), b=flip_sign(intercept),
@@ -369,8 +375,10 @@ def from_model(model, latent=None):
             estimator = RankSVM(**loss_params, **params)
             estimator.loss_ = fitted
     if not isinstance(estimator, (LatentAPSVM, LatentSVM)):
-        # the labels written (svmrank's files), else SVM-light's -1 and 1
-        estimator.classes_ = info.get("classes", np.array([-1, 1]))
+        # the labels written (svmrank's files), else SVM-light's -1 and 1 (0/1 for a
+        # high-order file, whose labellings are 0/1)
+        estimator.classes_ = info.get("classes", np.array(
+            [0, 1] if info.get("model") in HIGH_ORDER_MODELS else [-1, 1]))
     if info.get("model") in HIGH_ORDER_MODELS:
         return estimator
     estimator.coef_ = model.w.copy()

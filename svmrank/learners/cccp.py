@@ -56,11 +56,11 @@ class CCCPResult:
 class RoundInterrupted(KeyboardInterrupt):
     """Ctrl-C during a CCCP round's convex solve that had reached a point: ``w`` and its
     convex ``objective`` (an upper bound on the true one), and the solve's ``result``,
-    for :func:`cccp` to keep when no round has completed."""
+    for :func:`cccp` to keep when no round has completed (``kept`` says what w is)."""
 
-    def __init__(self, w, objective, result):
+    def __init__(self, w, objective, result, kept="the point its convex solve had reached"):
         super().__init__()
-        self.w, self.objective, self.result = w, float(objective), result
+        self.w, self.objective, self.result, self.kept = w, float(objective), result, kept
 
 
 def same_state(a, b):
@@ -130,7 +130,7 @@ def cccp(impute, solve, w0=None, state0=None, tol=1e-3, max_iter=50, verbose=0, 
             raise
         if best is None:  # (round 1: its solve's point, at the starting state)
             best = CCCPResult(exc.w, state, exc.objective, 1, False, [exc.objective])
-            where, kept = 1, "the point its convex solve had reached"
+            where, kept = 1, exc.kept
         else:
             where, kept = len(best.history) + 1, "the best completed round's parameters"
         best.converged, best.interrupted = False, True
