@@ -57,6 +57,9 @@ def test_file_object_errors():
     for pack in (gzip.compress, bz2.compress, lzma.compress):  # truncated
         with pytest.raises(InputFormatError, match=r"^<file object>: cannot decompress"):
             load_svmlight(io.BytesIO(pack(TEXT)[:-12]))
+    # (review 22b: damaged deflate data raised zlib.error, a traceback in the CLI)
+    with pytest.raises(InputFormatError, match=r"^<file object>: cannot decompress: Error -3"):
+        load_svmlight(io.BytesIO(b"\x1f\x8b\x08\x00garbagegarbage"))
     zipped = io.BytesIO(b"PK\x03\x04rest")
     with pytest.raises(InputFormatError, match="zip-compressed"):
         load_svmlight(zipped)

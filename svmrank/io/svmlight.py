@@ -14,6 +14,7 @@ import numbers
 import os
 import re
 import warnings
+import zlib
 
 import numpy as np
 import scipy.sparse as sp
@@ -380,7 +381,7 @@ class open_data:
 def _read_chunk(stream, size, source):
     try:
         return stream.read(size)
-    except (OSError, EOFError, lzma.LZMAError) as exc:  # (a damaged compressed stream)
+    except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:  # (a damaged stream)
         raise InputFormatError(f"{source}: cannot decompress: {exc}") from None
 
 
