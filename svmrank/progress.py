@@ -178,6 +178,11 @@ class Monitor:
         if self.evaluate is not None and w is not None:
             score = float(self.evaluate(w))
             record[self.eval_name] = score
+            if np.isnan(score) and self.early_stopping_rounds is not None:
+                # (an undefined measure is undefined at every w: its labels make it so)
+                raise ValueError(f"eval_set: {self.eval_name} is undefined (NaN), so early "
+                                 "stopping has nothing to compare; the validation labels "
+                                 "need a relevant and a non-relevant sample in some query")
             if score > self.best_score:
                 self.best_score, self.best_w = score, _copy(w)
                 self.best_iteration = len(self.records) + 1

@@ -160,3 +160,21 @@ def test_a_file_name_that_is_not_utf8_is_echoed_as_its_bytes(tmp_path):
                            os.fsencode(tmp_path / "m")], capture_output=True, timeout=120)
     assert proc.returncode == 1
     assert proc.stderr == b"svm_rank_learn: error: " + name + b": No such file or directory\n"
+
+
+def test_an_undefined_validation_measure_and_labels_of_no_class_are_named():
+    """Review 22b: early stopping on a NaN measure crashed with a TypeError, and
+    string labels scored a numeric high-order model as NaN without a word."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match=r"^eval_set: valid_ap is undefined \(NaN\)"):
+        RankSVM(C=10.0).fit(X, y, eval_set=(X, np.zeros_like(y)), early_stopping_rounds=3)
+    edges = np.array([[0, 1], [2, 3]])
+    with pytest.raises(ValueError, match=r"^eval_set y_val: none of its labels is one of the "
+                                         r"model's classes \[0, 1\]"):
+        HOBSVM(epsilon=0.1).fit(X, y, edges=edges,
+                                eval_set=(X, np.where(y, "pos", "neg"), edges))
+    model = HOBSVM(epsilon=0.1).fit(X, y, edges=edges)
+    with pytest.raises(ValueError, match="^y: none of its labels"):
+        model.score(X, np.where(y, "pos", "neg"), edges=edges)

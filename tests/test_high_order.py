@@ -564,3 +564,10 @@ def test_a_high_order_file_without_classes_predicts_0_1():
     assert from_model(model).classes_.tolist() == [0, 1]
     ones = to_model(HOBSVM(C=10.0).fit(X, np.where(y > 0, 1, -1), edges=edges))
     assert ones.metadata["classes"] == "-1,1" and from_model(ones).classes_.tolist() == [-1, 1]
+
+
+def test_hoap_n_iter_counts_its_hob_start():
+    """Review 22b: the latent models' n_iter_ counts their starting fit, HOAP's did not."""
+    _, X, y, edges = tiny(0, n=8)
+    model = HOAPSVM(C=10.0).fit(X, y, edges=edges)
+    assert model.n_iter_ == len(model.trace_)

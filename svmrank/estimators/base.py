@@ -148,14 +148,18 @@ class BinaryLabelsMixin:
                                  f"{len(self.classes_)}") from None
             return class_relevance(self.classes_)[codes].astype(np.float64)
 
-    def _relevance(self, y):
+    def _relevance(self, y, name="y"):
         """Labels y as relevance for ``score``: numbers as they are, other labels 1 for
-        the fitted relevant class and 0 elsewhere."""
+        the fitted relevant class and 0 elsewhere (labels none of which is a class, as
+        strings for a model of numbers, are refused: they would score NaN)."""
         labels = np.asarray(y)
         try:
             return labels.astype(np.float64)
         except (TypeError, ValueError):
             check_is_fitted(self)
+            if labels.size and not np.isin(labels, self.classes_).any():
+                raise ValueError(f"{name}: none of its labels is one of the model's classes "
+                                 f"{self.classes_.tolist()}") from None
             return (labels == self.classes_[np.argmax(class_relevance(self.classes_))]).astype(
                 np.float64)
 
@@ -254,7 +258,8 @@ class CuttingPlaneEstimator(SvmrankEstimator):
                 raise ValueError("early_stopping_rounds: needs an eval_set to score")
             return None
         X_val = check_eval_X(eval_set, n_features, "qid_val", owner=self)
-        y_val = check_vector(self._relevance(eval_set[1]), "eval_set y_val", n=X_val.shape[0])
+        y_val = check_vector(self._relevance(eval_set[1], "eval_set y_val"), "eval_set y_val",
+                             n=X_val.shape[0])
         qid_val = eval_set[2] if len(eval_set) == 3 else None
         if qid_val is not None:  # (checked before the fit starts)
             query_segments(check_vector(qid_val, "eval_set qid_val", n=X_val.shape[0],

@@ -92,7 +92,8 @@ class _HighOrderEstimator(ClassifierMixin, BinaryLabelsMixin, CuttingPlaneEstima
         if edges_val is not None:  # (named here; the features check them as "edges")
             edges_val = check_edges(edges_val, X_val.shape[0], "eval_set edges_val")
         val = self._features(X_val, edges_val)
-        y_val = check_vector(self._relevance(eval_set[1]), "eval_set y_val", n=X_val.shape[0])
+        y_val = check_vector(self._relevance(eval_set[1], "eval_set y_val"), "eval_set y_val",
+                             n=X_val.shape[0])
 
         def evaluate(w):
             w = np.array(w, dtype=np.float64)
@@ -385,7 +386,10 @@ class HOAPSVM(_HighOrderEstimator):
 
         result = cccp(impute, solve, w0=w0, tol=float(self.cccp_tol),
                       max_iter=int(self.cccp_max_iter), verbose=self.verbose, monitor=monitor)
-        self._keep_cccp_report(result, solves)
+        # (the HOB-SVM start's iterations count in n_iter_; listed last, so that a round
+        # that kept its start w_t is still the solve reported)
+        hob_start = [start] if isinstance(self.init, str) and self.init == "hob" else []
+        self._keep_cccp_report(result, solves + hob_start)
         self.init_coef_ = w0
         if not np.any(result.w[:k] - result.w[k:2 * k]):
             warnings.warn("HOAP-SVM's CCCP ended with a unary part w₁⁺ − w₁⁻ = 0, which "
