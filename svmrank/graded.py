@@ -185,8 +185,7 @@ class NDCGQueries:
         self.coef_true = np.empty(n)
         counts, dims, gain_list, places, pairs, level_offsets = [], [], [], [], [], [0]
         self.max_states = 1
-        self.query_states = []  # (per query so far: its length is the next query's index)
-        for a, b in zip(self.offsets[:-1], self.offsets[1:]):
+        for query, (a, b) in enumerate(zip(self.offsets[:-1], self.offsets[1:])):
             values, lev = _dense_levels(labels[a:b])
             if len(values) < 2:
                 raise ValueError("labels: a query needs two relevance levels to be ranked")
@@ -195,9 +194,8 @@ class NDCGQueries:
             p = m if k is None else min(int(k), m)
             n_states = ndcg_states(c, p)
             if n_states > MAX_DP_STATES:
-                raise QueryTooLarge(too_large_message(c, k, n_states), len(self.query_states))
+                raise QueryTooLarge(too_large_message(c, k, n_states), query)
             self.max_states = max(self.max_states, n_states)
-            self.query_states.append(n_states)
             g = level_gains(values, gains)
             ideal = float(np.sort(g[lev])[::-1][:p] @ _discount(p))
             n_pairs = (m * m - int(c @ c)) // 2

@@ -12,8 +12,8 @@ from ..io.estimator_model import MULTICLASS_SCALE, to_model
 from ..io.multiclass_model import check_model_size, format_label, write_multiclass_model
 from ..learners.sdca import check_sdca_memory
 from ..parallel import current_threads
-from .common import (CLIError, check_outputs, load_training, plot_if_asked, refuse_overflowing_rows, run,
-                     stop_if_interrupted)
+from .common import (CLIError, check_outputs, load_training, plot_if_asked,
+                     refuse_overflowing_rows, run, stop_if_interrupted)
 from .dialects import (UNUSED, USED, Dialect, Option, c_option, e_option, kernel_options,
                        learner_positionals, plot_options, rescaling_options,
                        solver_settings, verbosity_options)
