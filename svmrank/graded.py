@@ -194,7 +194,7 @@ class NDCGQueries:
             p = m if k is None else min(int(k), m)
             n_states = ndcg_states(c, p)
             if n_states > MAX_DP_STATES:
-                raise QueryTooLarge(too_large_message(c, k, n_states), query)
+                raise QueryTooLarge(c, k, n_states, query)
             self.max_states = max(self.max_states, n_states)
             g = level_gains(values, gains)
             ideal = float(np.sort(g[lev])[::-1][:p] @ _discount(p))
@@ -274,20 +274,23 @@ def ndcg_inference(scores, labels, k=None, gains="exp"):
 
 
 class QueryTooLarge(ValueError):
-    """A query beyond :data:`MAX_DP_STATES`: ``query`` is its index among the queries."""
+    """A query beyond :data:`MAX_DP_STATES` (:func:`too_large_message`): ``query`` is its
+    index among the queries."""
 
-    def __init__(self, message, query):
-        super().__init__(message)
-        self.query = query
+    def __init__(self, counts, k, n_states, query):
+        super().__init__(too_large_message(counts, k, n_states))
+        self.counts, self.k, self.n_states, self.query = counts, k, n_states, query
 
 
-def too_large_message(counts, k, n_states):
-    """The one-line refusal for a query beyond :data:`MAX_DP_STATES`, with the advice
-    that can help it (a smaller k only when k = 1 would fit)."""
+def too_large_message(counts, k, n_states, where=None):
+    """The one-line refusal for a query beyond :data:`MAX_DP_STATES` (``where``: which
+    query, in parentheses), with the advice that can help it (a smaller k only when
+    k = 1 would fit)."""
     advice = ["a smaller k"] if ndcg_states(counts, 1) <= MAX_DP_STATES else []
     advice += ["fewer relevance levels"] if len(counts) > 2 else []
     advice += ["loss='pairs'"]
     return (f"loss: exact graded NDCG{'' if k is None else f'@{k}'} inference on a query of "
             f"{int(np.sum(counts))} samples in {len(counts)} levels needs {n_states:.3g} "
-            f"dynamic-programme states, above the limit of {MAX_DP_STATES:.0e}; use "
+            f"dynamic-programme states, above the limit of {MAX_DP_STATES:.0e}"
+            + ("" if where is None else f" ({where})") + "; use "
             + (", ".join(advice[:-1]) + " or " if len(advice) > 1 else "") + advice[-1])

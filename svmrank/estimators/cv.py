@@ -265,8 +265,9 @@ class RankSVMCV(RankSVM):
         Cs = log_grid(self.Cs)
         base = self._base(C=float(Cs[0]))
         base._check_common()
-        GradedNDCG(getattr(self, "gains", "exp"), getattr(self, "k", None))  # (named here,
-        scorer = check_scoring(self.scoring, getattr(self, "gains", "exp"))  # not as scoring)
+        gains = getattr(self, "gains", "exp")  # (APSVMCV has none)
+        GradedNDCG(gains, getattr(self, "k", None))  # (a bad gains named, not as scoring's)
+        scorer = check_scoring(self.scoring, gains)
         fold_epsilon = (FOLD_EPSILON_FACTOR * float(self.epsilon) if self.fold_epsilon is None
                         else check_positive(self.fold_epsilon, "fold_epsilon"))
         X = self._validate_X(X, reset=True)  # (feature_names_in_ of a DataFrame)

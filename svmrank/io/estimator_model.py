@@ -80,10 +80,16 @@ def _classes_text(classes):
 def _classes_value(text):
     if text.startswith("s:"):
         return np.array([unquote(c) for c in text[2:].split(",")])
-    values = np.array([float(c) for c in text.split(",")])
-    if np.all(values == np.round(values)) and np.all(np.abs(values) < 2.0 ** 53):
-        return values.astype(np.int64)  # (integer labels come back as integers)
-    return values
+    return _whole_as_int(np.array([float(c) for c in text.split(",")]))
+
+
+def _whole_as_int(labels):
+    """Float labels that are all whole numbers (below 2^53) as int64: integer labels
+    come back from a file as integers."""
+    if labels.dtype.kind == "f" and np.all(labels == np.round(labels)) and \
+            np.all(np.abs(labels) < 2.0 ** 53):
+        return labels.astype(np.int64)
+    return labels
 
 
 # The metadata schema: key -> (its text from a value, its value from the text), in the
@@ -443,9 +449,7 @@ def _topk_estimator(model, info):
     m = len(classes)
     if m < 2 or np.any(np.diff(classes) <= 0):
         raise ValueError("model: the class labels (classes=) must be increasing")
-    if classes.dtype.kind == "f" and np.all(classes == np.round(classes)) and \
-            np.all(np.abs(classes) < 2.0 ** 53):  # (SVM-multiclass's labels are integers)
-        classes = classes.astype(np.int64)
+    classes = _whole_as_int(classes)  # (SVM-multiclass's labels are integers)
     params = {key: info[key] for key in ("k", "epsilon") if key in info}
     if not 1 <= params.get("k", 1) < m:
         raise ValueError(f"model: k={params['k']} is outside 1..{m - 1} for {m} classes")

@@ -6,7 +6,8 @@ import warnings
 import numpy as np
 
 from .._validation import check_matrix, check_rows, query_segments
-from ..graded import NDCGQueries, QueryTooLarge, graded_levels, pairs_inference, query_levels
+from ..graded import (NDCGQueries, QueryTooLarge, graded_levels, pairs_inference, query_levels,
+                      too_large_message)
 from ..losses import GradedNDCG, PairwiseLoss
 from .linear import LinearScoreProblem
 
@@ -122,7 +123,7 @@ class GradedRankingProblem(LinearScoreProblem):
         except QueryTooLarge as exc:  # (say which query, or that qid may be missing)
             where = ("all rows are one query: pass qid if they hold several" if qid is None
                      else f"qid {np.asarray(qid)[order[offsets[exc.query]]].tolist()!r}")
-            raise ValueError(str(exc).replace("; use", f" ({where}); use", 1)) from None
+            raise ValueError(too_large_message(exc.counts, exc.k, exc.n_states, where)) from None
         self.labels, self.offsets = labels, offsets
         self.n_queries = len(sizes)
 
