@@ -10,10 +10,11 @@ from svmrank.estimators import (APSVM, HOAPSVM, HOBSVM, BinarySVM, LatentAPSVM, 
                                 LatentSVM, RankSVM, TopKSVM)
 from svmrank.exceptions import NotFittedError
 from svmrank.graph import edges_from_groups
-from svmrank.io import (LinearModel, MulticlassModel, from_model, read_model,
+from svmrank.io import (LinearModel, MulticlassModel, dump_svmlight, from_model, read_model,
                         read_multiclass_model, to_model, training_info, write_model,
                         write_multiclass_model)
 from svmrank.io.estimator_model import MULTICLASS_SCALE, flip_sign
+from svmrank.io.multiclass_model import format_label
 
 
 @pytest.fixture(scope="module")
@@ -206,6 +207,29 @@ def test_topk_round_trip(tmp_path):
     assert back.score(X, y) == est.score(X, y)
     # the file's scores are svm_multiclass_learn's: MULTICLASS_SCALE times the estimator's
     np.testing.assert_allclose(model.scores(X), MULTICLASS_SCALE * est.decision_function(X))
+
+
+def test_topk_string_labels_round_trip(tmp_path, capsys):
+    """A TopKSVM fitted on texts used to be refused by the writer ('classes: must be
+    numbers'); its file now keeps them as the binary models' do, and svm_topk_classify
+    prints them back percent-encoded."""
+    from svmrank.cli.topk_classify import main as classify
+    rng = np.random.default_rng(0)
+    codes = np.repeat([0, 1, 2], 10)
+    X = rng.normal(size=(3, 4))[codes] * 3 + rng.normal(size=(30, 4))
+    names = np.array(["bee", "cat dog", "x=1,#"], dtype=object)
+    est = TopKSVM(k=1, C=0.1, random_state=0).fit(X, names[codes])
+    back = from_model(through_file(tmp_path, to_model(est)))
+    assert back.classes_.tolist() == names.tolist()
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    assert back.score(X, names[codes]) == est.score(X, names[codes])
+    write_multiclass_model(tmp_path / "model", to_model(est))
+    dump_svmlight(tmp_path / "test.dat", X, np.ones(len(X)))
+    assert classify([str(tmp_path / f) for f in ("test.dat", "model", "pred")]) == 0
+    first = [line.split()[0] for line in (tmp_path / "pred").read_text().splitlines()]
+    assert first == [format_label(c) for c in est.predict(X)]
+    assert set(first) <= {"bee", "cat%20dog", "x%3D1%2C%23"}
+    capsys.readouterr()
 
 
 def test_files_of_other_tools_read_as_plain_linear_estimators(tmp_path):

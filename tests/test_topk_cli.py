@@ -200,13 +200,18 @@ def test_writer_reader_round_trip(tmp_path):
     assert m.coef[1, 2] == 0.0
     np.testing.assert_array_equal(m.classes, [0.5, 2, 10])
     assert m.n_train == 7 and m.metadata == {"k": "2"}
-    with pytest.raises(ValueError, match="classes: must be numbers"):
-        write_multiclass_model(path, MulticlassModel(coef, ["a", "b", "c"]))
+    # texts: 's:' and percent-encoded (a space, comma, '=' or '#' would break the token)
+    write_multiclass_model(path, MulticlassModel(coef, ["a b", "c,d=#", "é"]))
+    assert path.read_text().endswith("#classes=s:a%20b,c%2Cd%3D%23,%C3%A9\n")
+    np.testing.assert_array_equal(read_multiclass_model(path).classes, ["a b", "c,d=#", "é"])
+    for classes in (["a", "b", "a"], [1.0, np.nan, 2.0], [1, np.inf, 2]):
+        with pytest.raises(ValueError, match=r"^classes: expected 3 (distinct|finite)"):
+            write_multiclass_model(path, MulticlassModel(coef, classes))
     with pytest.raises(ValueError, match="coef: contains NaN"):
         write_multiclass_model(path, MulticlassModel(coef * np.nan, [1, 2, 3]))
     with pytest.raises(ValueError, match="metadata"):
         write_multiclass_model(path, MulticlassModel(coef, [1, 2, 3], 0, {"k": "a b"}))
-    with pytest.raises(ValueError, match="3 distinct numbers"):  # the reader would refuse it
+    with pytest.raises(ValueError, match="3 distinct labels"):  # the reader would refuse it
         write_multiclass_model(path, MulticlassModel(coef, [1, 2**53, 2**53 + 1]))
     # what the reader would refuse, or a value it would not read back, is refused
     for n_train in (-5, 2.7, True):

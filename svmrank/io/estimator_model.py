@@ -30,13 +30,12 @@ The estimator classes are imported inside the functions: reading and writing mod
 files (and the console scripts' start-up) never imports scikit-learn.
 """
 import warnings
-from urllib.parse import quote, unquote
 
 import numpy as np
 
 from .. import __version__
 from .model_file import LinearModel
-from .multiclass_model import MulticlassModel
+from .multiclass_model import MulticlassModel, labels_text, labels_value
 
 __all__ = ["to_model", "from_model", "training_info", "flip_sign", "MULTICLASS_SCALE"]
 
@@ -68,19 +67,8 @@ def _number(spec):
     return lambda value: format(float(value), spec)
 
 
-def _classes_text(classes):
-    """``classes=``: numbers as ``0,1``; other labels as ``s:`` and their
-    percent-encoded texts (no space, comma or ``=`` in a metadata token)."""
-    if all(isinstance(c, (int, float, np.number)) and not isinstance(c, (bool, np.bool_))
-           for c in classes.tolist()):
-        return ",".join(f"{float(c):.17g}" for c in classes.tolist())
-    return "s:" + ",".join(quote(str(c), safe="") for c in classes.tolist())
-
-
 def _classes_value(text):
-    if text.startswith("s:"):
-        return np.array([unquote(c) for c in text[2:].split(",")])
-    return _whole_as_int(np.array([float(c) for c in text.split(",")]))
+    return _whole_as_int(labels_value(text))
 
 
 def _whole_as_int(labels):
@@ -120,7 +108,7 @@ _LINEAR_KEYS = {
     "w_scale": (_number(".17g"), float),
     # RankSVM's and BinarySVM's labels (classes_, which predict returns), unless
     # SVM-light's -1 and 1
-    "classes": (_classes_text, _classes_value),
+    "classes": (labels_text, _classes_value),
 }
 _MULTICLASS_KEYS = {
     "svmrank": (str, str),
@@ -447,7 +435,7 @@ def _topk_estimator(model, info):
                       "are the same)", UserWarning, stacklevel=3)
     classes = np.asarray(model.classes)
     m = len(classes)
-    if m < 2 or np.any(np.diff(classes) <= 0):
+    if m < 2 or np.any(classes[1:] <= classes[:-1]):
         raise ValueError("model: the class labels (classes=) must be increasing")
     classes = _whole_as_int(classes)  # (SVM-multiclass's labels are integers)
     params = {key: info[key] for key in ("k", "epsilon") if key in info}

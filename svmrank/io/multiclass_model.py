@@ -24,11 +24,13 @@ index (c - 1) * d + j, d the number of base features; the score of class c is
 score; svm_multiclass_learn and svm_topk_learn write b = 0). Classes are the labels
 1..m. SVM-multiclass keeps the text after the ``#`` of a support vector line as an opaque comment, so our
 metadata (``key=value`` tokens, among them ``classes=`` with the original label of
-each class) is written there; their tools ignore it.
+each class: numbers, or ``s:`` and percent-encoded texts) is written there; their tools
+ignore it.
 """
 import dataclasses
 import numbers
 import re
+from urllib.parse import quote, unquote
 
 import numpy as np
 
@@ -75,7 +77,8 @@ class MulticlassModel:
     b : float
         The threshold of the header, subtracted from every class's score.
     classes : ndarray (n_classes,)
-        The label of each class (1..m for a plain SVM-multiclass file).
+        The label of each class: numbers (1..m for a plain SVM-multiclass file) or
+        strings.
     n_train : int
         Number of training documents (header).
     metadata : dict of str -> str
@@ -93,11 +96,39 @@ class MulticlassModel:
 
 
 def format_label(value):
-    """A class label as text: integers without a decimal point, else repr."""
+    """A class label as text: integers without a decimal point, other numbers as repr,
+    strings percent-encoded (no space, comma, ``=`` or ``#`` in a metadata token or a
+    prediction line's first field)."""
+    if isinstance(value, str):
+        return quote(value, safe="")
     value = float(value)
     if value.is_integer() and abs(value) < 2**53:
         return str(int(value))
     return repr(value)
+
+
+def _is_number(label):
+    return isinstance(label, numbers.Real) and not isinstance(label, (bool, np.bool_))
+
+
+def labels_text(labels):
+    """Class labels as one metadata value: numbers as :func:`format_label` writes them,
+    other labels as ``s:`` and their percent-encoded texts, comma-separated."""
+    labels = np.asarray(labels).tolist()
+    if all(_is_number(c) for c in labels):
+        return ",".join(format_label(c) for c in labels)
+    return "s:" + ",".join(format_label(str(c)) for c in labels)
+
+
+def labels_value(text):
+    """The labels of :func:`labels_text`'s ``text``: a str array for ``s:``, else
+    float64 (ValueError if a number does not parse)."""
+    if text.startswith("s:"):
+        return np.array([unquote(c) for c in text[2:].split(",")])
+    parts = text.split(",")
+    if not all(DECIMAL.fullmatch(p) for p in parts):
+        raise ValueError(f"{CLASSES_KEY}: expected comma-separated numbers, got {text!r}")
+    return np.array([float(p) for p in parts])
 
 
 def check_model_size(n_classes, n_features, source):
@@ -122,15 +153,18 @@ def write_multiclass_model(path, model):
     check_model_size(m, d, "coef")
     if not np.all(np.isfinite(coef)):
         raise ValueError("coef: contains NaN or infinite values")
+    classes = np.asarray(model.classes)
+    if classes.shape != (m,):
+        raise ValueError(f"classes: expected {m} labels, got {model.classes!r}")
+    text = labels_text(classes)
     try:
-        classes = np.asarray(model.classes, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("classes: must be numbers to be written in a model file") from None
-    if classes.shape != (m,) or not np.all(np.isfinite(classes)):
-        raise ValueError(f"classes: expected {m} finite numbers, got {model.classes!r}")
+        classes = labels_value(text)  # (what a reader gets back)
+    except ValueError:  # (nan and inf are not DECIMAL)
+        raise ValueError(f"classes: expected {m} finite numbers or texts, got "
+                         f"{model.classes!r}") from None
     if len(np.unique(classes)) != m:  # (as float64: 2**53 and 2**53 + 1 coincide)
-        raise ValueError(f"classes: expected {m} distinct numbers (as float64), got "
-                         f"{model.classes!r}")
+        raise ValueError(f"classes: expected {m} distinct labels (numbers as float64, "
+                         f"others as text), got {model.classes!r}")
     n_train = model.n_train
     b = model.b
     if isinstance(b, bool) or not isinstance(b, numbers.Real) or not np.isfinite(b):
@@ -142,7 +176,7 @@ def write_multiclass_model(path, model):
     extra = check_metadata({} if model.metadata is None else model.metadata)
     if CLASSES_KEY in extra:
         raise ValueError(f"metadata: the key {CLASSES_KEY!r} holds the class labels")
-    metadata = {CLASSES_KEY: ",".join(format_label(c) for c in classes), **extra}
+    metadata = {CLASSES_KEY: text, **extra}
     flat = coef.ravel()  # weight j of class c has index (c - 1) * d + j, 1-based
     nz = np.flatnonzero(flat)
     weights = zip((nz + 1).tolist(), flat[nz].tolist())
@@ -248,13 +282,15 @@ def read_multiclass_model(path):
     classes = np.arange(1, m + 1, dtype=np.float64)
     if CLASSES_KEY in metadata:
         text = metadata.pop(CLASSES_KEY)
-        parts = text.split(",")
-        if len(parts) != m or not all(DECIMAL.fullmatch(p) for p in parts):
-            fail_at_line(source, first_sv,
-                         f"'{CLASSES_KEY}=' followed by {m} comma-separated numbers",
-                         f"{CLASSES_KEY}={text}")
-        classes = np.array([float(p) for p in parts])
-        if not np.all(np.isfinite(classes)) or len(np.unique(classes)) != m:
+        try:
+            classes = labels_value(text)
+        except ValueError:
+            classes = np.array([])
+        if len(classes) != m:
+            fail_at_line(source, first_sv, f"'{CLASSES_KEY}=' followed by {m} comma-separated "
+                         "numbers (or 's:' and texts)", f"{CLASSES_KEY}={text}")
+        if (classes.dtype.kind == "f" and not np.all(np.isfinite(classes))) \
+                or len(np.unique(classes)) != m:
             fail_at_line(source, first_sv, f"{m} distinct finite class labels",
                          f"{CLASSES_KEY}={text}")
     return MulticlassModel(coef=w.reshape(m, d), classes=classes, n_train=n_train,
