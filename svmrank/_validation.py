@@ -109,8 +109,8 @@ def check_rows(rows, n, name="rows"):
     return np.ascontiguousarray(rows, dtype=np.int32)
 
 
-def check_vector(v, name, n=None, dtype=np.float64, finite=True):
-    """Return v as a contiguous 1-d array of ``dtype`` (and length ``n``)."""
+def check_vector(v, name, n=None, dtype=np.float64, finite=True, ndim=1):
+    """Return v as a contiguous ``ndim``-d array of ``dtype`` (and length ``n``)."""
     if v is None:
         raise ValueError(f"{name}: requires y to be passed, but the target y is None"
                          if name == "y" else f"{name}: expected an array, got None")
@@ -123,8 +123,8 @@ def check_vector(v, name, n=None, dtype=np.float64, finite=True):
         raise ValueError(f"{name}: cannot convert to a {np.dtype(dtype).name} array ({exc})") from None
     if complex_data:
         raise ValueError(f"{name}: complex data not supported")
-    if len(shape) != 1:
-        raise ValueError(f"{name}: expected a 1-d array, got shape {shape}")
+    if len(shape) != ndim:
+        raise ValueError(f"{name}: expected a {ndim}-d array, got shape {shape}")
     if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name}: expected length {n}, got {arr.shape[0]}")
     if finite and arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
@@ -218,7 +218,7 @@ def qid_from_group(group, n, qid=None):
         bad = sizes[~np.isfinite(sizes) | (sizes < 1) | (sizes != np.floor(sizes))]
         raise ValueError("group: query sizes must be positive integers, got "
                          + (repr(bad[0].item()) if len(bad) else "none"))
-    total = int(np.sum(sizes.astype(np.int64)))
+    total = sum(int(size) for size in sizes.tolist())  # (Python ints: no int64 wrap-around)
     if total != n:
         raise ValueError(f"group: query sizes sum to {total}, expected the number of rows "
                          f"({n}); in a cross-validation, pass qid (one id per row) instead, "

@@ -172,6 +172,14 @@ def reciprocal_rank(y_true, scores):
     return _cascade(rel.astype(np.float64), scores, None)
 
 
+def _check_max_label(max_label):
+    if max_label is not None and (isinstance(max_label, (bool, np.bool_, str, bytes))
+                                  or not isinstance(max_label, numbers.Real)
+                                  or not np.isfinite(max_label)):
+        raise ValueError(f"max_label must be a finite number or None, got {max_label!r}")
+    return max_label
+
+
 def expected_reciprocal_rank(y_true, scores, k=None, max_label=None, gains="exp"):
     """ERR (at k) of Chapelle et al. (2009): ``sum_r R_r prod_{i<r} (1 - R_i) / r`` with
     stop probability ``R = (2**l - 1) / 2**max_label`` ("exp") or ``l / max_label``
@@ -185,10 +193,7 @@ def expected_reciprocal_rank(y_true, scores, k=None, max_label=None, gains="exp"
     scores = check_vector(scores, "scores")
     y_true = check_vector(y_true, "y_true", n=scores.shape[0])
     labels = np.clip(y_true, 0, None)
-    if max_label is not None and (isinstance(max_label, (bool, np.bool_, str, bytes))
-                                  or not isinstance(max_label, numbers.Real)
-                                  or not np.isfinite(max_label)):
-        raise ValueError(f"max_label must be a finite number or None, got {max_label!r}")
+    _check_max_label(max_label)
     top = labels.max(initial=0.0) if max_label is None else float(max_label)
     if top < labels.max(initial=0.0):
         raise ValueError(f"max_label ({max_label!r}) is below the highest label "
@@ -219,11 +224,7 @@ def _true_class_rank(y_true, scores, classes):
     """0-based rank of each sample's true class in its row of scores (n, m): the classes
     scored higher, plus the equally scored classes of lower index (ties go to the lower
     class index, as ``argmax`` does)."""
-    scores = np.asarray(scores, dtype=np.float64)
-    if scores.ndim != 2:
-        raise ValueError(f"scores: expected a 2-d array (n_samples, n_classes), got {scores.ndim}-d")
-    if not np.all(np.isfinite(scores)):
-        raise ValueError("scores: contains NaN or infinite values")
+    scores = check_vector(scores, "scores", ndim=2)  # (n_samples, n_classes)
     n, m = scores.shape
     if m == 0:
         raise ValueError("scores: expected one column per class, got none")
@@ -262,7 +263,8 @@ def top_k_accuracy(y_true, scores, k=1, classes=None):
     classes : array-like, shape (m,), optional
         The label of each score column (e.g. ``estimator.classes_``).
 
-    Ties go to the lower column index, so top-1 accuracy agrees with ``argmax``.
+    Ties go to the lower column index, so top-1 accuracy agrees with ``argmax``. No
+    samples: NaN, with a warning.
     """
     return float(top_k_accuracies(y_true, scores, [k], classes)[0])
 
@@ -273,11 +275,16 @@ def top_k_accuracies(y_true, scores, ks=None, classes=None):
     rank = _true_class_rank(y_true, scores, classes)
     m = np.shape(scores)[1]
     ks = range(1, min(10, m) + 1) if ks is None else ks
+    if isinstance(ks, (str, bytes)) or not np.iterable(ks):
+        raise ValueError(f"ks: expected a sequence of integers, got {ks!r}")
     out = []
     for k in ks:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= m:
             raise ValueError(f"k must be an integer in 1..{m} (the number of classes), got {k!r}")
         out.append(np.mean(rank < k) if len(rank) else np.nan)
+    if not len(rank):
+        warnings.warn("top-k accuracy of no samples is undefined: returning nan", UserWarning,
+                      stacklevel=2)
     return np.array(out, dtype=np.float64)
 
 
@@ -288,14 +295,31 @@ def _check_no_relevant(no_relevant):
     return no_relevant
 
 
+def _measure(metric, kwargs):
+    """``(function, kwargs)`` of a metric given as a function or by name (the name's
+    k and gains, updated by ``kwargs``)."""
+    if isinstance(metric, str):
+        measure, named = parse_metric(metric, kwargs.get("gains", "exp"),
+                                      kwargs.get("max_label"))
+        return measure, {**named, **{key: value for key, value in kwargs.items()
+                                     if key not in ("gains", "max_label")}}
+    if not callable(metric):
+        raise ValueError(f"metric: expected a function of one query such as "
+                         f"svmrank.metrics.ndcg or a name such as 'ndcg@10', got {metric!r}")
+    return metric, kwargs
+
+
 def per_query(metric, y_true, scores, qid=None, group=None, **kwargs):
     """``metric(y_q, s_q, **kwargs)`` of each query, in order of first appearance (NaN
     where it is undefined, e.g. a query without a relevant sample).
 
-    Queries come from ``qid`` (one id per sample) or ``group`` (LightGBM's query sizes,
-    consecutive rows); neither: one query. :func:`expected_reciprocal_rank` gets the
-    highest label over all queries as ``max_label`` unless given.
+    ``metric``: a function of one query such as :func:`ndcg`, or a name such as
+    "ndcg@10" (:func:`parse_metric`). Queries come from ``qid`` (one id per sample) or
+    ``group`` (LightGBM's query sizes, consecutive rows); neither: one query.
+    :func:`expected_reciprocal_rank` gets the highest label over all queries as
+    ``max_label`` unless given.
     """
+    metric, kwargs = _measure(metric, kwargs)
     scores = check_vector(scores, "scores")
     y_true = check_vector(y_true, "y_true", n=scores.shape[0])
     qid = qid_from_group(group, len(scores), qid)
@@ -320,6 +344,7 @@ def mean_over_queries(metric, y_true, scores, qid=None, *, group=None, no_releva
     training does.
     """
     _check_no_relevant(no_relevant)
+    metric, kwargs = _measure(metric, kwargs)
     scores = check_vector(scores, "scores")
     y_true = check_vector(y_true, "y_true", n=scores.shape[0])
     values = per_query(metric, y_true, scores, qid, group, **kwargs)
@@ -377,10 +402,12 @@ _MEASURES = {"ndcg": (ndcg, True, False), "map": (average_precision, False, Fals
 LTR_METRICS = ("ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map", "mrr", "p@10")
 
 
-def parse_metric(name, gains="exp"):
+def parse_metric(name, gains="exp", max_label=None):
     """``(measure, kwargs)`` of a metric name: "ndcg", "ndcg@k", "map" (or "ap"), "mrr",
     "p@k" (or "precision@k"), "err", "err@k" (case-insensitive); ``gains`` goes to the
-    graded ones (NDCG, ERR)."""
+    graded ones (NDCG, ERR), ``max_label`` (the top of the label scale) to ERR. Both are
+    checked whatever the measure."""
+    gains, max_label = _check_gains(gains), _check_max_label(max_label)
     if not isinstance(name, str):
         raise ValueError(f"metric must be a name such as 'ndcg@10', got {name!r}")
     base, at, k = name.strip().lower().partition("@")
@@ -388,7 +415,9 @@ def parse_metric(name, gains="exp"):
         raise ValueError(f"metric {name!r}: unknown; expected one of ndcg, ndcg@k, map, ap, "
                          "mrr, p@k, err, err@k")
     measure, takes_k, needs_k = _MEASURES[base]
-    kwargs = {"gains": _check_gains(gains)} if base in ("ndcg", "err") else {}
+    kwargs = {"gains": gains} if base in ("ndcg", "err") else {}
+    if base == "err" and max_label is not None:
+        kwargs["max_label"] = max_label
     if at:
         if not takes_k:
             raise ValueError(f"metric {name!r}: {base} takes no @k")
@@ -401,17 +430,21 @@ def parse_metric(name, gains="exp"):
 
 
 def ranking_metrics(y_true, scores, qid=None, *, group=None, metrics=LTR_METRICS,
-                    gains="exp", no_relevant="skip"):
-    """Means over queries of several measures, by name (:func:`parse_metric`).
+                    gains="exp", no_relevant="skip", max_label=None):
+    """Means over queries of several measures, by name (:func:`parse_metric`, with
+    ``gains`` and ``max_label``).
 
     Returns
     -------
     dict
         metric name -> mean (:func:`mean_over_queries` with ``no_relevant``).
     """
+    if isinstance(metrics, (str, bytes)):
+        raise ValueError(f"metrics: expected a sequence of names, got the string {metrics!r} "
+                         f"(write [{metrics!r}])")
     out = {}
     for name in metrics:
-        measure, kwargs = parse_metric(name, gains)
+        measure, kwargs = parse_metric(name, gains, max_label)
         with warnings.catch_warnings():  # (NaN when no query has a relevant sample)
             warnings.simplefilter("ignore", UserWarning)
             out[name] = mean_over_queries(measure, y_true, scores, qid, group=group,
@@ -447,10 +480,11 @@ class RankingScorer:
     """A scikit-learn scorer of a ranking measure averaged over queries; see
     :func:`make_ranking_scorer`."""
 
-    def __init__(self, metric, gains="exp", no_relevant="skip"):
-        self._measure, self._kwargs = parse_metric(metric, gains)
+    def __init__(self, metric, gains="exp", no_relevant="skip", max_label=None):
+        self._measure, self._kwargs = parse_metric(metric, gains, max_label)
         self.metric = metric
         self.gains = gains
+        self.max_label = max_label
         self.no_relevant = _check_no_relevant(no_relevant)
 
     def __call__(self, estimator, X, y_true, qid=None, group=None, **kwargs):
@@ -478,12 +512,13 @@ class RankingScorer:
 
     def __repr__(self):
         extra = "".join(f", {n}={v!r}" for n, v, d in (("gains", self.gains, "exp"),
-                                                     ("no_relevant", self.no_relevant, "skip"))
+                                                     ("no_relevant", self.no_relevant, "skip"),
+                                                     ("max_label", self.max_label, None))
                         if v != d)
         return f"make_ranking_scorer({self.metric!r}{extra})"
 
 
-def make_ranking_scorer(metric, *, gains="exp", no_relevant="skip"):
+def make_ranking_scorer(metric, *, gains="exp", no_relevant="skip", max_label=None):
     """A scikit-learn scorer of a ranking measure averaged over queries.
 
     Parameters
@@ -496,6 +531,10 @@ def make_ranking_scorer(metric, *, gains="exp", no_relevant="skip"):
     no_relevant : {"skip", 0, 1}
         Queries without a relevant sample: skipped, counted as 0 (trec_eval) or as 1
         (LightGBM).
+    max_label : float, optional
+        ERR's top of the label scale (default: the highest label of the rows scored,
+        which differs between folds that lack the top grade; give it for scores
+        comparable across folds).
 
     Returns
     -------
@@ -506,4 +545,4 @@ def make_ranking_scorer(metric, *, gains="exp", no_relevant="skip"):
         without them, the rows are one query, with one warning when they are more
         rows than the estimator's largest training query.
     """
-    return RankingScorer(metric, gains=gains, no_relevant=no_relevant)
+    return RankingScorer(metric, gains=gains, no_relevant=no_relevant, max_label=max_label)

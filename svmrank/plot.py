@@ -9,6 +9,8 @@ matplotlib Axes, so figures compose::
     plot.training_curves(model, ax=a)
     plot.pr_curve(y_test, model.decision_function(X_test), qid_test, kind="mean", ax=b)
 """
+import numbers
+
 import numpy as np
 
 try:
@@ -17,6 +19,9 @@ try:
 except ImportError as exc:  # (the extra is optional: say how to get it)
     raise ImportError("svmrank.plot needs matplotlib: pip install 'svmrank[plot]' "
                       f"(import matplotlib failed: {exc})") from exc
+
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_vector
 from .inference import loss_augmented_inference
@@ -59,10 +64,11 @@ def precision_recall(y, scores):
 
 
 def _queries(y, scores, qid):
-    y, scores = np.asarray(y, dtype=np.float64), np.asarray(scores, dtype=np.float64)
+    scores = check_vector(scores, "scores")
+    y = check_vector(y, "y", n=scores.shape[0])
     if qid is None:
         return [(y, scores)]
-    qid = np.asarray(qid)
+    qid = check_vector(qid, "qid", n=scores.shape[0], dtype=None, finite=False)
     out = []
     for q in np.unique(qid):
         y_q, s_q = y[qid == q], scores[qid == q]
@@ -97,16 +103,21 @@ def pr_curve(y, scores, qid=None, kind="overall", ax=None, label=None, n_points=
         raise ValueError(f"kind must be 'overall', 'per_query' or 'mean', got {kind!r}")
     if kind != "overall" and qid is None:
         raise ValueError(f"qid: kind={kind!r} needs the queries")
+    if kind == "mean" and (isinstance(n_points, bool) or not isinstance(n_points, numbers.Integral)
+                           or n_points < 2):
+        raise ValueError(f"n_points must be an integer >= 2, got {n_points!r}")
+    queries = _queries(y, scores, None if kind == "overall" else qid)
+    if not queries or not (queries[0][0] > 0).any():
+        raise ValueError("y: no relevant sample (y > 0)" if kind == "overall" else
+                         "y: no query has both a relevant and a non-relevant sample")
     ax = _axes(ax)
     prefix = f"{label}: " if label else ""
     if kind == "overall":
+        y, scores = queries[0]
         recall, precision = precision_recall(y, scores)
-        ap = average_precision((np.asarray(y) > 0).astype(np.float64), np.asarray(scores))
+        ap = average_precision((y > 0).astype(np.float64), scores)
         ax.step(recall, precision, where="post", label=f"{prefix}AP = {ap:.3f}")
     else:
-        queries = _queries(y, scores, qid)
-        if not queries:
-            raise ValueError("y: no query has both a relevant and a non-relevant sample")
         aps = [average_precision((y_q > 0).astype(np.float64), s_q) for y_q, s_q in queries]
         if kind == "per_query":
             for k, (y_q, s_q) in enumerate(queries):
@@ -140,6 +151,10 @@ def _interpolated(recall, precision, grid):
 
 def _records(source):
     """Per-iteration records (dicts) of an estimator, a learner result or a history."""
+    if isinstance(source, BaseEstimator) and not any(
+            hasattr(source, name) for name in ("trace_", "history_", "result_")):
+        check_is_fitted(source)  # (NotFittedError; a fitted one, e.g. from a file, has none)
+        raise ValueError(f"source: {type(source).__name__} keeps no per-iteration records")
     for name in ("trace_", "history_", "result_"):
         if hasattr(source, name) and not isinstance(source, (list, tuple)):
             value = getattr(source, name)
@@ -148,10 +163,16 @@ def _records(source):
             return _records(value)
     if hasattr(source, "history"):
         return _records(source.history)
+    if isinstance(source, (str, bytes, dict)) or not np.iterable(source):
+        raise ValueError(f"source: expected a fitted estimator, a learner result or a list "
+                         f"of records, got {type(source).__name__}")
     records = []
     for entry in source:
         if isinstance(entry, dict):
             records.append(entry)
+        elif not isinstance(entry, (tuple, list)) or len(entry) != 5:
+            raise ValueError(f"source: expected records (dicts, or Prox-SDCA's (epoch, primal, "
+                             f"dual, gap, seconds) tuples), got {entry!r}")
         else:  # Prox-SDCA's (epoch, primal, dual, gap, seconds)
             epoch, primal, dual, gap, seconds = entry
             records.append({"iteration": epoch, "objective": primal, "dual": dual, "gap": gap,
@@ -188,6 +209,9 @@ def training_curves(source, x="iteration", quantities=("objective", "dual", "gap
     """
     if x not in ("iteration", "time"):
         raise ValueError(f"x must be 'iteration' or 'time', got {x!r}")
+    if isinstance(quantities, (str, bytes)):
+        raise ValueError(f"quantities: expected a sequence of names, got the string "
+                         f"{quantities!r} (write [{quantities!r}])")
     unknown = [q for q in quantities if q not in CURVES]
     if unknown:
         raise ValueError(f"quantities: unknown {unknown[0]!r}; choose from {list(CURVES)}")
@@ -196,7 +220,9 @@ def training_curves(source, x="iteration", quantities=("objective", "dual", "gap
     if x == "iteration":
         xs = np.arange(1, len(records) + 1, dtype=np.float64)
     else:
-        xs = np.array([r.get("elapsed", r["time"]) for r in records], dtype=np.float64)
+        if not all("elapsed" in r or "time" in r for r in records):
+            raise ValueError("x='time': the records have no 'time'; use x='iteration'")
+        xs = np.array([r.get("elapsed", r.get("time")) for r in records], dtype=np.float64)
     for name in quantities:
         if not any(name in r for r in records):
             continue

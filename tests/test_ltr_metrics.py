@@ -112,7 +112,10 @@ def test_group_is_checked():
     y, s = np.array([1, 0, 1]), np.array([1.0, 2.0, 3.0])
     for group, message in (([1, 1], "sum to 2, expected the number of rows \\(3\\)"),
                            ([0, 3], "positive integers, got 0"), ([1.5, 1.5], "got 1.5"),
-                           ([[1, 2]], "1-d"), (["a"], "query sizes")):
+                           ([[1, 2]], "1-d"), (["a"], "query sizes"),
+                           # review 23: int64 sums wrapped to 3 and np.repeat segfaulted
+                           ([2**63 - 1, 2**63 - 1, 5], "sum to 18446744073709551619"),
+                           (np.array([1e19]), "sum to 10000000000000000000")):
         with pytest.raises(ValueError, match="^group: .*" + message):
             per_query(ndcg, y, s, group=group)
     with pytest.raises(ValueError, match="qid and group"):
@@ -262,6 +265,28 @@ def test_reciprocal_rank_of_a_large_tie_group_is_linear_and_exact():
     assert 0 < reciprocal_rank(big, np.zeros(len(big))) < 1e-3
 
 
+def test_err_scale_can_be_fixed_in_scorers_and_ranking_metrics():
+    """Review 23: ERR's default max_label is the highest label of the rows scored, so a
+    query scored next to one with a higher grade changed value, and neither
+    ranking_metrics nor the scorers could fix the scale."""
+    y, s, qid = np.array([0, 1, 2, 0, 4]), np.array([3.0, 2, 1, 1, 2]), np.array([1, 1, 1, 2, 2])
+    fixed = expected_reciprocal_rank(y[:3], s[:3], max_label=4)
+    assert ranking_metrics(y[:3], s[:3], metrics=["err"])["err"] != pytest.approx(fixed)
+    assert ranking_metrics(y[:3], s[:3], metrics=["err"], max_label=4)["err"] == pytest.approx(fixed)
+    assert ranking_metrics(y, s, qid, metrics=["err", "map"], max_label=4) == pytest.approx(
+        ranking_metrics(y, s, qid, metrics=["err", "map"]))
+    est = RankSVM(C=1.0, loss="pairs").fit(np.c_[s, -s], y, qid=qid)
+    scorer = make_ranking_scorer("err", max_label=4)
+    assert repr(scorer) == "make_ranking_scorer('err', max_label=4)"
+    assert scorer(est, np.c_[s, -s][:3], y[:3]) == pytest.approx(
+        expected_reciprocal_rank(y[:3], est.decision_function(np.c_[s, -s][:3]), max_label=4))
+    for bad in (float("nan"), "4"):
+        with pytest.raises(ValueError, match="^max_label must be a finite number"):
+            make_ranking_scorer("ndcg@10", max_label=bad)
+    with pytest.raises(ValueError, match="^gains"):
+        make_ranking_scorer("map", gains="squared")  # (checked whatever the measure)
+
+
 def test_bad_max_label_and_classless_scores_are_refused():
     for bad in (float("nan"), float("inf"), "3", True):
         with pytest.raises(ValueError, match="^max_label must be a finite number or None"):
@@ -269,3 +294,30 @@ def test_bad_max_label_and_classless_scores_are_refused():
     assert expected_reciprocal_rank([2, 0, 1], [0.3, 0.2, 0.1], max_label=np.int64(3)) > 0
     with pytest.raises(ValueError, match="^scores: expected one column per class, got none$"):
         metrics.top_k_accuracy([0, 1], np.zeros((2, 0)))
+
+
+def test_metric_arguments_are_named():
+    """Review 23: a lone name iterated by character, names refused by per_query with a
+    TypeError, raw numpy errors from top_k_accuracy's scores and ks, and a silent NaN
+    on no samples."""
+    y, s, qid = np.array([0, 1, 2, 0]), np.array([3.0, 2, 1, 0]), np.array([1, 1, 2, 2])
+    with pytest.raises(ValueError, match=r"^metrics: expected a sequence of names, got the "
+                                         r"string 'map' \(write \['map'\]\)"):
+        ranking_metrics(y, s, qid, metrics="map")
+    assert metrics.mean_over_queries("ndcg@1", y, s, qid) == pytest.approx(
+        metrics.mean_over_queries(ndcg, y, s, qid, k=1))
+    np.testing.assert_allclose(per_query("err", y, s, qid, max_label=4),
+                               per_query(expected_reciprocal_rank, y, s, qid, max_label=4))
+    np.testing.assert_allclose(per_query("ndcg", y, s, qid, gains="linear"),
+                               per_query(ndcg, y, s, qid, gains="linear"))
+    with pytest.raises(ValueError, match="^metric: expected a function of one query"):
+        per_query(3, y, s, qid)
+    for scores, message in (([[1, 2], [3]], "cannot convert"), ([["a", "b"]], "cannot convert"),
+                            ([[1 + 1j, 2]], "complex"), (None, "expected an array, got None"),
+                            ([[np.nan, 1]], "contains NaN")):
+        with pytest.raises(ValueError, match="^scores: " + message):
+            metrics.top_k_accuracy([0] * len(scores or [0]), scores)
+    with pytest.raises(ValueError, match="^ks: expected a sequence of integers, got 3"):
+        metrics.top_k_accuracies([0], [[1.0, 2.0]], ks=3)
+    with pytest.warns(UserWarning, match="no samples is undefined"):
+        assert np.isnan(metrics.top_k_accuracy([], np.zeros((0, 3))))

@@ -185,3 +185,34 @@ def test_a_bad_plot_path_is_refused_before_any_work(tmp_path, capsys):
     assert rank_classify.main(["--plot", str(tmp_path / "x.xyz"), str(data), str(model),
                                str(out)]) == 2
     assert "--plot" in capsys.readouterr().err and not out.exists()
+
+
+def test_bad_plot_input_is_a_one_line_error():
+    """Review 23: lengths that differ, string labels, no relevant sample, an unfitted
+    estimator, a CCCP history and records without time raised numpy errors or drew an
+    'AP = nan' figure."""
+    from sklearn.exceptions import NotFittedError
+    for args, kwargs, message in (
+            (([0, 1, 1], [1, 2, 3], [1, 1]), {"kind": "mean"}, "^qid: expected length 3, got 2"),
+            (([0, 1], [1, 2], [1, 1, 2]), {"kind": "per_query"}, "^qid: expected length 2"),
+            (([0, 1, 1], [1, 2]), {}, "^y: expected length 2, got 3"),
+            (([0, 0, 0], [1, 2, 3]), {}, r"^y: no relevant sample \(y > 0\)"),
+            (([], []), {}, "^y: no relevant sample"),
+            (([0, 1], [1, 2], [1, 1]), {"kind": "mean", "n_points": 0}, "^n_points must be")):
+        with pytest.raises(ValueError, match=message):
+            plot.pr_curve(*args, ax=axes(), **kwargs)
+    ax = plot.pr_curve(["0", "1"], [1, 2], ax=axes())  # (labels as the metrics take them)
+    assert ax.get_legend().get_texts()[0].get_text() == "AP = 1.000"
+    with pytest.raises(NotFittedError):
+        plot.training_curves(RankSVM())
+    for source, message in ((None, "^source: expected a fitted estimator"),
+                            ([1.5, 1.2], r"^source: expected records .*got 1.5"),
+                            ("objective", "^source: expected")):
+        with pytest.raises(ValueError, match=message):
+            plot.training_curves(source)
+    records = [{"iteration": 1, "objective": 1.0}]
+    with pytest.raises(ValueError, match="^x='time': the records have no 'time'"):
+        plot.training_curves(records, x="time")
+    with pytest.raises(ValueError, match="^quantities: expected a sequence of names, got the "
+                                         "string 'objective'"):
+        plot.training_curves(records, quantities="objective")
