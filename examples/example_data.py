@@ -35,12 +35,21 @@ def data_file(*parts):
     return path
 
 
+def _figure_path(text):
+    """--figure's value, refused before any work if it cannot be written there."""
+    path = Path(text)
+    if path.is_dir() or not path.resolve().parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: " + ("is a folder" if path.is_dir() else
+                                                        "its folder does not exist"))
+    return text
+
+
 def parser(doc):
     """argparse with the options every example has: --quick and --figure."""
     p = argparse.ArgumentParser(description=doc.strip().splitlines()[0])
     p.add_argument("--quick", action="store_true",
                    help="a small setting that runs in seconds (the test suite uses it)")
-    p.add_argument("--figure", default=None, metavar="FILE.png",
+    p.add_argument("--figure", default=None, metavar="FILE.png", type=_figure_path,
                    help="where to write the figure (default: the script's name .png in the "
                         "current directory)")
     return p

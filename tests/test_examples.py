@@ -78,3 +78,17 @@ def test_an_example_without_its_data_says_so(tmp_path, monkeypatch):
     with pytest.raises(SystemExit, match=f"data file {tmp_path}/w8a/w8a.train is absent: set "
                                          "SVMRANK_SHARED_DATA"):
         example_data.data_file("w8a", "w8a.train")
+
+
+def test_a_figure_path_that_cannot_be_written_is_refused_first(tmp_path, capsys):
+    """Review 23: --figure into a missing folder failed with a traceback after the run."""
+    spec = importlib.util.spec_from_file_location("example_data", EXAMPLES / "example_data.py")
+    example_data = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example_data)
+    p = example_data.parser("An example.")
+    for bad, message in ((tmp_path / "missing" / "a.png", "its folder does not exist"),
+                         (tmp_path, "is a folder")):
+        with pytest.raises(SystemExit):
+            p.parse_args(["--figure", str(bad)])
+        assert f"argument --figure: {bad}: {message}" in capsys.readouterr().err
+    assert p.parse_args(["--figure", str(tmp_path / "a.png")]).figure == str(tmp_path / "a.png")
