@@ -315,7 +315,8 @@ def structured_hinge(scores, labels, loss="ap", qid=None, method="qs"):
     J(s) = max_R Δ(R*, R) + F(R) − F(R*), with F(R) = coef(R) · s, is a convex upper
     bound on Δ(R*, R(s)); a semi-gradient is coef(R̄) − coef(R*) at the maximiser R̄.
     With ``qid`` the value and gradient are averaged over the queries that have both a
-    relevant and a non-relevant sample (the others contribute 0).
+    relevant and a non-relevant sample (the others contribute 0); with no such query
+    both are 0.
 
     Parameters
     ----------
@@ -342,8 +343,8 @@ def structured_hinge(scores, labels, loss="ap", qid=None, method="qs"):
     coef, _, losses, _, shifts = _run(scores, relevant, order, offsets, loss_obj, method_code,
                                       keep_ranks=False)
     usable = ~np.isnan(losses)
-    if not usable.any():
-        raise ValueError("labels: no query has both a relevant and a non-relevant sample")
+    if not usable.any():  # (every ranking is perfect: a mini-batch of one class adds 0)
+        return 0.0, np.zeros_like(scores)
     truth = np.zeros_like(scores)
     for q in np.flatnonzero(usable):
         rows = order[offsets[q]:offsets[q + 1]]

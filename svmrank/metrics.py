@@ -299,10 +299,11 @@ def _measure(metric, kwargs):
     """``(function, kwargs)`` of a metric given as a function or by name (the name's
     k and gains, updated by ``kwargs``)."""
     if isinstance(metric, str):
-        measure, named = parse_metric(metric, kwargs.get("gains", "exp"),
-                                      kwargs.get("max_label"))
-        return measure, {**named, **{key: value for key, value in kwargs.items()
-                                     if key not in ("gains", "max_label")}}
+        other = sorted(set(kwargs) - {"gains", "max_label"})
+        if other:
+            raise ValueError(f"metric {metric!r}: a name takes gains= and max_label= only, got "
+                             f"{other[0]}= (a cut-off goes in the name: 'ndcg@10')")
+        return parse_metric(metric, kwargs.get("gains", "exp"), kwargs.get("max_label"))
     if not callable(metric):
         raise ValueError(f"metric: expected a function of one query such as "
                          f"svmrank.metrics.ndcg or a name such as 'ndcg@10', got {metric!r}")
@@ -384,11 +385,13 @@ def is_ranked(relevant):
 
 
 def mean_over_ranked_queries(measure, y_true, scores, qid=None):
-    """Mean of ``measure(y_q, s_q)`` over the queries that :func:`is_ranked` (y > 0
-    relevant): the queries training uses (an all-relevant query would count AP = 1).
-    NaN, with a warning, when no query is."""
+    """Mean of ``measure(y_q, s_q)`` (a function or a name) over the queries that
+    :func:`is_ranked` (y > 0 relevant): the queries training uses (an all-relevant
+    query would count AP = 1). NaN, with a warning, when no query is."""
+    measure, kwargs = _measure(measure, {})
+
     def ranked(y_q, s_q):
-        return measure(y_q, s_q) if is_ranked(y_q > 0) else float("nan")
+        return measure(y_q, s_q, **kwargs) if is_ranked(y_q > 0) else float("nan")
     ranked.__name__ = getattr(measure, "__name__", "the measure")  # (in its warning)
     return mean_over_queries(ranked, y_true, scores, qid)
 

@@ -312,6 +312,12 @@ def test_metric_arguments_are_named():
                                per_query(ndcg, y, s, qid, gains="linear"))
     with pytest.raises(ValueError, match="^metric: expected a function of one query"):
         per_query(3, y, s, qid)
+    for kwargs in ({"k": None}, {"k": 5}, {"bogus": 1}):  # (a k= overrode the name's @k)
+        with pytest.raises(ValueError, match="^metric 'ndcg@1': a name takes gains= and "
+                                             "max_label= only"):
+            per_query("ndcg@1", y, s, qid, **kwargs)
+    assert metrics.mean_over_ranked_queries("map", y, s, qid) == pytest.approx(
+        metrics.mean_over_ranked_queries(average_precision, y, s, qid))
     for scores, message in (([[1, 2], [3]], "cannot convert"), ([["a", "b"]], "cannot convert"),
                             ([[1 + 1j, 2]], "complex"), (None, "expected an array, got None"),
                             ([[np.nan, 1]], "contains NaN")):

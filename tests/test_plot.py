@@ -166,6 +166,36 @@ def test_dialect_classifiers_write_pr_curves(tmp_path):
     assert args.plot == "pr.svg"
 
 
+def test_data_a_figure_cannot_show_is_a_warning(tmp_path, capsys):
+    """Review 23: --plot made a classifier exit 1 after its predictions on unlabeled
+    data or a label outside the classes (the error named y); it now warns, writes no
+    figure, and the run prints its measures and exits 0."""
+    from svmrank.cli import rank_classify
+    X, y, qid = make_ranking(n_samples=60, n_features=4, n_queries=2, random_state=0)
+    data, model = tmp_path / "train.dat", tmp_path / "model"
+    dump_svmlight(data, X, y, qid)
+    assert ap_learn.main(["-v", "0", "-c", "10", str(data), str(model)]) == 0
+    unlabeled = tmp_path / "unlabeled.dat"
+    dump_svmlight(unlabeled, X, np.zeros(len(y)), qid)
+    for script in (ap_classify, rank_classify):
+        png = tmp_path / "pr.png"
+        assert script.main(["--plot", str(png), str(unlabeled), str(model),
+                            str(tmp_path / "out")]) == 0
+        out, err = capsys.readouterr()
+        assert f"--plot {png}: no figure written: y: no query has both a relevant" in err
+        assert not png.exists() and len((tmp_path / "out").read_text().splitlines()) == 60
+        assert "Runtime" in out or "AP" in out
+    multi, topk = tmp_path / "multi.dat", tmp_path / "topk.png"
+    dump_svmlight(multi, X, np.r_[np.ones(30), 2 * np.ones(30)])
+    assert topk_learn.main(["-v", "0", "-c", "1", str(multi), str(tmp_path / "tm")]) == 0
+    dump_svmlight(multi, X, 99 * np.ones(60))
+    assert topk_classify.main(["--plot", str(topk), str(multi), str(tmp_path / "tm"),
+                               str(tmp_path / "tout")]) == 0
+    out, err = capsys.readouterr()
+    assert "no figure written: y_true: label 99.0 is not one of classes" in err
+    assert "Top-k accuracy: top-1 0.00%" in out and not topk.exists()
+
+
 def test_a_bad_plot_path_is_refused_before_any_work(tmp_path, capsys):
     """Review 21: a figure path in a missing folder, a folder, or of an unknown format
     was found after training, which then wrote no model."""

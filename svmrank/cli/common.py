@@ -221,11 +221,16 @@ def write_no_predictions(args, after_progress=False):
 def write_plot(path, function, *args, **kwargs):
     """Draw a figure with ``svmrank.plot.<function>(*args, ax=..., **kwargs)`` and save
     it atomically to ``path`` (its format from the file name's extension, png by
-    default)."""
+    default). Data the figure cannot show (no relevant example, a label outside the
+    classes) is a warning and no figure: the predictions and measures stand."""
     from .. import plot  # (matplotlib only when --plot is given)
     from ..io.atomic import atomic_write
     figure = plot.new_figure()
-    getattr(plot, function)(*args, ax=figure.add_subplot(), **kwargs)
+    try:
+        getattr(plot, function)(*args, ax=figure.add_subplot(), **kwargs)
+    except ValueError as exc:
+        warnings.warn(f"--plot {path}: no figure written: {exc}", UserWarning, stacklevel=2)
+        return
     figure.tight_layout()
     suffix = os.path.splitext(path)[1].lstrip(".") or "png"
     with atomic_write(path, "wb") as fh:
