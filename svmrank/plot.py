@@ -48,19 +48,24 @@ def _axes(ax):
 
 
 def precision_recall(y, scores):
-    """Recall and precision after each relevant sample of the ranking by decreasing
-    score (tied scores ranked in input order).
+    """Recall and precision at each score threshold that admits a relevant sample, by
+    decreasing score: a tie group is one threshold (as scikit-learn's
+    ``precision_recall_curve``), so the step curve's area is :func:`average_precision`
+    whatever the order of tied samples.
 
     Returns
     -------
-    recall, precision : ndarray, shape (n_relevant,)
+    recall, precision : ndarray, shape (n_thresholds,)
     """
     scores = check_vector(scores, "scores")
     relevant = check_vector(y, "y", n=scores.shape[0]) > 0
     order = np.argsort(-scores, kind="stable")
-    hits = np.flatnonzero(relevant[order]) + 1  # 1-based ranks of the relevant samples
-    found = np.arange(1, hits.size + 1)
-    return found / max(hits.size, 1), found / hits
+    ranked = scores[order]
+    last_of_tie = np.r_[ranked[1:] != ranked[:-1], True]
+    found = np.cumsum(relevant[order])[last_of_tie]
+    seen = np.flatnonzero(last_of_tie) + 1
+    admits = np.diff(np.r_[0, found]) > 0
+    return found[admits] / max(found[-1] if len(found) else 0, 1), found[admits] / seen[admits]
 
 
 def _queries(y, scores, qid):
@@ -279,7 +284,7 @@ def topk_accuracy(models, X=None, y=None, ks=None, ax=None):
             if X is None:
                 raise ValueError(f"X: model {name!r} is an estimator, which needs X")
             scores, classes = model.decision_function(X), model.classes_
-        scores = np.asarray(scores)
+        scores = check_vector(scores, f"models[{name!r}] scores", ndim=2)  # (n, n_classes)
         k_values = list(range(1, min(10, scores.shape[1]) + 1)) if ks is None else list(ks)
         ax.plot(k_values, top_k_accuracies(np.asarray(y), scores, k_values, classes),
                 marker="o", label=name)
@@ -330,7 +335,9 @@ def max_marginals(estimator, X, y, edges=None, ax=None):
     matplotlib Axes
     """
     m0, m1 = estimator.max_marginals(X, edges)
-    relevant = check_vector(y, "y", n=m0.shape[0]) > 0
+    relevance = getattr(estimator, "_relevance", None)  # (labels as the estimator reads them)
+    y = check_vector(y if relevance is None else relevance(y), "y", n=m0.shape[0])
+    relevant = y > 0
     ax = _axes(ax)
     ax.scatter(m0[~relevant], m1[~relevant], s=8, alpha=0.6, label="non-relevant")
     ax.scatter(m0[relevant], m1[relevant], s=8, alpha=0.6, label="relevant")

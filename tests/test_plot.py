@@ -246,3 +246,33 @@ def test_bad_plot_input_is_a_one_line_error():
     with pytest.raises(ValueError, match="^quantities: expected a sequence of names, got the "
                                          "string 'objective'"):
         plot.training_curves(records, quantities="objective")
+
+
+def test_pr_curve_of_ties_is_one_point_per_tie_group():
+    """Review 23: tied scores were ranked in input order, so the figure changed when the
+    file was shuffled and its area disagreed with the AP of its legend."""
+    rng = np.random.default_rng(4)
+    y = (rng.random(200) < 0.3).astype(float)
+    s = np.round(rng.normal(size=200) + y, 1)  # (many ties)
+    recall, precision = plot.precision_recall(y, s)
+    perm = rng.permutation(200)
+    r2, p2 = plot.precision_recall(y[perm], s[perm])
+    np.testing.assert_array_equal(recall, r2)
+    np.testing.assert_array_equal(precision, p2)
+    area = np.sum(np.diff(np.r_[0.0, recall]) * precision)
+    assert area == pytest.approx(average_precision(y, s))
+    assert plot.precision_recall([1, 0, 0, 1], [0.0] * 4)[1].tolist() == [0.5]
+
+
+def test_plots_read_labels_and_scores_as_the_estimators_do():
+    from sklearn.linear_model import LogisticRegression
+    from svmrank import HOBSVM
+    X, y, qid = make_ranking(n_samples=60, n_features=4, n_queries=1, random_state=0)
+    edges = np.array([[i, i + 1] for i in range(59)])
+    names = np.array(["neg", "pos"])[(y > 0).astype(int)]
+    h = HOBSVM(C=1.0).fit(X, names, edges=edges)
+    ax = plot.max_marginals(h, X, names, edges, ax=axes())
+    assert len(ax.collections[1].get_offsets()) == int((y > 0).sum())  # (the relevant ones)
+    lr = LogisticRegression().fit(X, y > 0)
+    with pytest.raises(ValueError, match=r"^models\['lr'\] scores: expected a 2-d array"):
+        plot.topk_accuracy({"lr": lr}, X, y > 0)
