@@ -9,7 +9,7 @@ from svmrank.cli import perf_classify, perf_learn
 from svmrank.estimators import BinarySVM, RankSVM
 from svmrank.io.estimator_model import from_model, training_info
 from svmrank.io.model_file import read_model
-from svmrank.io.svmlight import load_svmlight
+from svmrank.io.svmlight import dump_svmlight, load_svmlight
 from svmrank.problems.perf import perf_scale
 
 
@@ -93,6 +93,26 @@ def test_classify_writes_svm_perfs_format(train, capsys):
     assert all(len(line.split(".")[1]) == 8 for line in lines)
     np.testing.assert_allclose([float(v) for v in lines],
                                read_model(model).decision_function(X), atol=5e-9)
+
+
+def test_label_zero_is_negative_as_in_svm_perf(train, capsys):
+    """Review 23: 0/1 test labels were called unlabeled and no statistics printed;
+    SVM-perf's reader makes every label <= 0 negative (svm_struct_api.c), so it prints
+    them, and so do we, the same as for -1/+1."""
+    path, tmp = train
+    model = str(tmp / "m")
+    assert perf_learn.main(["-v", "0", "-c", "1", path, model]) == 0
+    X, y, _ = load_svmlight(path)
+    printed = {}
+    for name, labels in (("zero", np.where(y > 0, 1, 0)), ("minus", np.where(y > 0, 1, -1))):
+        dump_svmlight(tmp / name, X, labels)
+        assert perf_classify.main([str(tmp / name), model, str(tmp / "pred")]) == 0
+        printed[name] = capsys.readouterr().out
+    assert "unlabeled" not in printed["zero"] and "AvgPrec  :" in printed["zero"]
+    stats = [line for line in printed["zero"].splitlines() if line[:9].strip() in (
+        "Accuracy", "Precision", "Recall", "F1", "PRBEP", "ROCArea", "AvgPrec")]
+    assert len(stats) == 7 and stats == [line for line in printed["minus"].splitlines()
+                                         if line in stats]
 
 
 @pytest.mark.parametrize("argv, message", [

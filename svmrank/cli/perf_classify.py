@@ -38,9 +38,10 @@ def build_parser():
 
 
 def statistics(y, scores):
-    """SVM-perf's test statistics in percent (labelled examples): accuracy, precision,
-    recall and F1 of the sign prediction, PRBEP, ROC area and AvgPrec of the ranking
-    (ties broken pessimistically: a negative tied with a positive ranks above it)."""
+    """SVM-perf's test statistics in percent (labels > 0 positive, the others negative):
+    accuracy, precision, recall and F1 of the sign prediction, PRBEP, ROC area and
+    AvgPrec of the ranking (ties broken pessimistically: a negative tied with a positive
+    ranks above it)."""
     relevant = y > 0
     predicted = scores > 0
     a = int((relevant & predicted).sum())
@@ -88,21 +89,16 @@ def classify(argv):
     plot_pr_if_asked(args, y, scores, None)  # (one ranking: SVM-perf ignores qid)
     if args.v >= 1:
         n = len(y)
-        unlabeled = int((y == 0).sum())
         errors = int(((scores > 0) != (y > 0)).sum())
         lines = ["done", f"Runtime (without IO) in cpu-seconds: {runtime:.2f}",
                  f"Average loss on test set: {100.0 * errors / n:.4f}",
                  f"Zero/one-error on test set: {100.0 * (errors > 0):.2f}% "
-                 f"({int(errors == 0)} correct, {int(errors > 0)} incorrect, 1 total)"]
-        if unlabeled:
-            lines += [f"NOTE: {unlabeled} test examples are unlabeled, so performance cannot "
-                      "be computed. The", "      loss and the error reported above may be "
-                      "inaccurate!"]
-        else:
-            lines += ["NOTE: The loss reported above is the percentage of errors. The "
-                      "zero/one-error", "      is the multivariate zero/one-error regarding "
-                      "the whole prediction vector!"]
-            lines += [f"{name}: {value:5.2f}" for name, value in statistics(y, scores).items()]
+                 f"({int(errors == 0)} correct, {int(errors > 0)} incorrect, 1 total)",
+                 # (SVM-perf reads every label <= 0 as negative, 0 too: none is unlabeled)
+                 "NOTE: The loss reported above is the percentage of errors. The "
+                 "zero/one-error", "      is the multivariate zero/one-error regarding "
+                 "the whole prediction vector!"]
+        lines += [f"{name}: {value:5.2f}" for name, value in statistics(y, scores).items()]
         print("\n".join(lines), flush=True)
     return 0
 
