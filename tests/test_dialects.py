@@ -279,6 +279,34 @@ def test_svm_classify_writes_percent_8g(tmp_path, capsys):
     assert re.search(r"Accuracy on test set: \d+\.\d\d% \(\d+ correct", capsys.readouterr().out)
     with pytest.raises(CLIError, match="-f 0"):
         light_classify.DIALECT.parse(["-f", "0", "t", "m"])
+    # review 23: as svm_classify, no accuracy lines unless every label is -1 or +1 (a 0/1
+    # file reported 100% over its positives only)
+    zero_one = write_data(tmp_path / "z", X, np.where(y > 0, 1, 0))
+    assert light_classify.main([str(zero_one), str(model), str(pred)]) == 0
+    assert "Accuracy" not in capsys.readouterr().out
+
+
+def test_struct_classifiers_print_their_statistics_at_v0(tmp_path, capsys):
+    """Review 23: svm_perf_classify and svm_rank_classify -v 0 printed nothing; SVM-perf
+    and SVM-rank print their NOTE and statistics whatever -v. A one-class file's ROC
+    area and AvgPrec are nan (SVM-perf: -nan), not 0."""
+    X, y = blobs(30)
+    data, model = write_data(tmp_path / "d", X, y), tmp_path / "m"
+    assert light_learn.main(["-v", "0", "-c", "0.1", str(data), str(model)]) == 0
+    assert perf_classify.main(["-v", "0", str(data), str(model), str(tmp_path / "p")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("NOTE: The loss reported above is the percentage of errors")
+    assert [line[:9] for line in lines[2:]] == ["Accuracy ", "Precision", "Recall   ",
+                                                "F1       ", "PRBEP    ", "ROCArea  ",
+                                                "AvgPrec  "]
+    assert rank_classify.main(["-v", "0", str(data), str(model), str(tmp_path / "p")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("NOTE: The loss reported above is the fraction of swapped")
+    assert lines[3].startswith("Total Num Swappedpairs  :") and len(lines) == 5
+    one_class = write_data(tmp_path / "one", X[y > 0], y[y > 0])
+    assert perf_classify.main(["-v", "0", str(one_class), str(model), str(tmp_path / "p")]) == 0
+    out = capsys.readouterr().out
+    assert "ROCArea  :   nan" in out and "AvgPrec  : 100.00" in out
 
 
 # SVM-light V6.02's binaries (built as benchmarks/interop.py's docstring says; never

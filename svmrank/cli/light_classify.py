@@ -20,8 +20,8 @@ DIALECT = Dialect(
     "(SVM-light options).",
     "Decision values w.x - b are written one per line, %.8g, as svm_classify -f 1\n"
     "does (the only output format). Features beyond the model's highest index are\n"
-    "ignored (a warning counts them). Examples labelled 0 are scored and not counted\n"
-    "in the statistics.",
+    "ignored (a warning counts them). As svm_classify, the accuracy and\n"
+    "precision/recall lines are printed only when every label is -1 or +1.",
     positionals=classifier_positionals("examples to classify (SVMlight format)",
                                        "linear SVM-light model", "the decision values"),
     learner=False,
@@ -63,17 +63,19 @@ def classify(argv):
 
 
 def summary(y, scores, runtime):
-    """svm_classify's statistics over the labelled examples (label != 0)."""
-    labelled = y != 0
-    positive, predicted = y[labelled] > 0, scores[labelled] > 0
-    n = int(labelled.sum())
+    """svm_classify's statistics: the accuracy and precision/recall lines only when
+    every label is -1 or +1 (svm_classify's test: int(0.01 + y²) = 1 on every line)."""
+    lines = [f"Runtime (without IO) in cpu-seconds: {runtime:.2f}"]
+    if not np.all((0.01 + y * y).astype(np.int64) == 1):
+        return lines[0]
+    positive, predicted = y > 0, scores > 0
+    n = len(y)
     correct = int(np.sum(positive == predicted))
     tp = int(np.sum(positive & predicted))
     precision = 100.0 * tp / max(int(predicted.sum()), 1)
     recall = 100.0 * tp / max(int(positive.sum()), 1)
-    return "\n".join([
-        f"Runtime (without IO) in cpu-seconds: {runtime:.2f}",
-        f"Accuracy on test set: {100.0 * correct / max(n, 1):.2f}% ({correct} correct, "
+    return "\n".join(lines + [
+        f"Accuracy on test set: {100.0 * correct / n:.2f}% ({correct} correct, "
         f"{n - correct} incorrect, {n} total)",
         f"Precision/recall on test set: {precision:.2f}%/{recall:.2f}%"])
 

@@ -56,8 +56,9 @@ def statistics(y, scores):
     prbep = relevant[order][:P].sum() / P if P else 0.0
     ranked = relevant[order].astype(float)
     rank_scores = -np.arange(n, dtype=float)  # strictly decreasing along the pessimistic order
-    roc = roc_auc(ranked, rank_scores) if 0 < P < n else 0.0
-    ap = average_precision(ranked, rank_scores) if P else 0.0
+    # (undefined on one class: nan, where SVM-perf prints -nan)
+    roc = roc_auc(ranked, rank_scores) if 0 < P < n else float("nan")
+    ap = average_precision(ranked, rank_scores) if P else float("nan")
     return {"Accuracy ": 100.0 * ((predicted == relevant).sum()) / n,
             "Precision": 100.0 * precision, "Recall   ": 100.0 * recall,
             "F1       ": 100.0 * f1, "PRBEP    ": 100.0 * prbep, "ROCArea  ": 100.0 * roc,
@@ -87,19 +88,20 @@ def classify(argv):
     with atomic_write(args.output_file) as fh:
         fh.write("".join(f"{s:.8f}\n" for s in scores.tolist()))
     plot_pr_if_asked(args, y, scores, None)  # (one ranking: SVM-perf ignores qid)
-    if args.v >= 1:
-        n = len(y)
-        errors = int(((scores > 0) != (y > 0)).sum())
-        lines = ["done", f"Runtime (without IO) in cpu-seconds: {runtime:.2f}",
-                 f"Average loss on test set: {100.0 * errors / n:.4f}",
-                 f"Zero/one-error on test set: {100.0 * (errors > 0):.2f}% "
-                 f"({int(errors == 0)} correct, {int(errors > 0)} incorrect, 1 total)",
-                 # (SVM-perf reads every label <= 0 as negative, 0 too: none is unlabeled)
-                 "NOTE: The loss reported above is the percentage of errors. The "
-                 "zero/one-error", "      is the multivariate zero/one-error regarding "
-                 "the whole prediction vector!"]
-        lines += [f"{name}: {value:5.2f}" for name, value in statistics(y, scores).items()]
-        print("\n".join(lines), flush=True)
+    n = len(y)
+    errors = int(((scores > 0) != (y > 0)).sum())
+    lines = ["done", f"Runtime (without IO) in cpu-seconds: {runtime:.2f}",
+             f"Average loss on test set: {100.0 * errors / n:.4f}",
+             f"Zero/one-error on test set: {100.0 * (errors > 0):.2f}% "
+             f"({int(errors == 0)} correct, {int(errors > 0)} incorrect, 1 total)"
+             ] if args.v >= 1 else []
+    # (SVM-perf reads every label <= 0 as negative, 0 too: none is unlabeled; it prints
+    # the NOTE and the statistics whatever -v)
+    lines += ["NOTE: The loss reported above is the percentage of errors. The "
+              "zero/one-error", "      is the multivariate zero/one-error regarding "
+              "the whole prediction vector!"]
+    lines += [f"{name}: {value:5.2f}" for name, value in statistics(y, scores).items()]
+    print("\n".join(lines), flush=True)
     return 0
 
 

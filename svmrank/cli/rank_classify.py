@@ -87,23 +87,26 @@ def classify(argv):
     plot_pr_if_asked(args, y, scores, qid)
     if args.v >= 1:
         print("done", flush=True)
-        print(summary(counts, runtime), flush=True)
+    print(summary(counts, runtime, args.v), flush=True)
     return 0
 
 
-def summary(counts, runtime):
-    """svm_rank_classify's statistics from each query's (swapped, pairs)."""
+def summary(counts, runtime, verbosity=1):
+    """svm_rank_classify's statistics from each query's (swapped, pairs): the loss lines
+    at verbosity >= 1, the swapped-pair lines always (as SVM-rank prints them)."""
     n = len(counts)
     fractions = [s / p if p else 0.0 for s, p in counts]
     correct = sum(f == 0 for f in fractions)
     loss = float(np.mean(fractions)) if n else 0.0
-    return "\n".join([
+    lines = [
         f"Runtime (without IO) in cpu-seconds: {runtime:.2f}",
         f"Average loss on test set: {loss:.4f}",
         f"Zero/one-error on test set: {100.0 * (n - correct) / max(n, 1):.2f}% ({correct} "
-        f"correct, {n - correct} incorrect, {n} total)",
-        "NOTE: the average loss is the fraction of swapped pairs, averaged over the",
-        "      queries; the zero/one error counts the queries not ranked perfectly.",
+        f"correct, {n - correct} incorrect, {n} total)"] if verbosity >= 1 else []
+    return "\n".join(lines + [
+        "NOTE: The loss reported above is the fraction of swapped pairs averaged over",
+        "      all rankings. The zero/one-error is fraction of perfectly correct",
+        "      rankings!",
         f"Total Num Swappedpairs  : {sum(s for s, _ in counts):6.0f}",
         f"Avg Swappedpairs Percent: {100.0 * loss:6.2f}"])
 

@@ -28,7 +28,8 @@ queries (SVM-light's '-z p' with c_light = c_rank / n). -e is SVM-rank's epsilon
 line prints that value). RankSVM(loss='pairs') averages over the n_r queries with two
 labels or more: it trains at C = c n_r / n and epsilon rescaled alike
 (svmrank.losses.svm_rank_parameters, docs/algorithms.md). Labels are relevance
-levels: non-negative integers (or two values, the lower <= 0, read as binary).
+levels: any real values, each read as its rank among its query's labels, as SVM-rank
+compares them.
 
 Only the 1-slack algorithm with margin rescaling is implemented: -w 0..4 all select it
 (they reach the same optimum), -o 2 and -p 1 are the only accepted values. The settings

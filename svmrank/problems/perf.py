@@ -103,10 +103,8 @@ class PerfProblem(LinearScoreProblem):
             raise ValueError(f"y: the {loss} loss needs a positive sample (y > 0); got none")
         super().__init__(add_bias_column(X, bias))
         self.loss, self.code = loss, PERF_LOSSES[loss]
-        self.k = k_count(fraction, self.n_positive) if fraction is not None else 0
-        if k is not None and self.k > len(y):
-            raise ValueError(f"k: {k:g} of the {self.n_positive} positives is {self.k}, more "
-                             f"than the {len(y)} samples")
+        # (Rec@k's k beyond n admits every labelling, as in SVM-perf: Δ = 1 − recall)
+        self.k = min(k_count(fraction, self.n_positive), len(y)) if fraction is not None else 0
         self.sign = np.where(self.positive, 1.0, -1.0)
 
     def violation_at_scores(self, scores):
