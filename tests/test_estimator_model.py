@@ -313,3 +313,44 @@ def test_binary_bias_round_trips(tmp_path, ranking, bag_data):
     Xb, yb, bags, _ = bag_data
     latent = LatentSVM(C=1.0, bias=0.5, max_outer_iter=2).fit(Xb, yb, bags=bags)
     assert from_model(through_file(tmp_path, to_model(latent))).bias == 0.5
+
+
+def test_damaged_metadata_of_ours_is_refused_at_its_line(tmp_path, ranking):
+    """Review 23: one stray word in our metadata dropped all of it (other class labels,
+    loss and C, exit 0), and a value that did not parse, or a repeated key, was replaced
+    silently; now each is an error naming the file and the metadata's line. A foreign
+    comment (svm_learn copies training comments there) still reads as no metadata."""
+    from svmrank.exceptions import InputFormatError
+    X, y, qid = ranking
+    est = APSVM(C=3.0, epsilon=0.01).fit(X, np.where(y > 0, "rel", "non"), qid=qid)
+    path = tmp_path / "model"
+    write_model(path, to_model(est, n_train=X.shape[0]))
+    text = path.read_text()
+    line = text.count("\n")
+    for old, new, message in (
+            (" C=3", " note: C=3", r"svmrank's metadata: key=value tokens .*got 'note:'"),
+            (" C=3", " C=abc", r"C= a positive number, got 'C=abc'"),
+            (" C=3", " C=-1", r"C= a positive number, got 'C=-1'"),
+            ("loss=ap", "loss=foo", r"loss= a loss svmrank writes, got 'loss=foo'"),
+            ("classes=s:non,rel", "classes=nan,1", "classes= distinct finite labels"),
+            ("classes=s:non,rel", "classes=1,1", "classes= distinct finite labels"),
+            (" C=3", " C=3 loss=roc", r"each metadata key once \(loss= is repeated\)")):
+        assert old in text
+        path.write_text(text.replace(old, new, 1))
+        with pytest.raises(InputFormatError, match=f"^{path}:{line}: expected {message}"):
+            read_model(path)
+    path.write_text(text.replace("svmrank=", "from=", 1).replace(" C=3", " note: C=3"))
+    assert read_model(path).metadata == {"n_train": str(X.shape[0])}  # (not ours)
+
+
+def test_multiclass_classes_in_any_order(tmp_path):
+    """Review 23: from_model refused a file whose classes were not increasing, which
+    svm_topk_classify reads; the weight rows follow their classes."""
+    coef = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]])
+    model = MulticlassModel(coef, [20, 5, 10], 3)
+    est = from_model(through_file(tmp_path, model))
+    X = np.array([[2.0, 0.0], [0.0, 2.0], [-1.0, -1.0]])
+    assert est.classes_.tolist() == [5, 10, 20]
+    assert est.predict(X).tolist() == [20, 5, 10]
+    np.testing.assert_allclose(est.decision_function(X) * MULTICLASS_SCALE,
+                               model.scores(X)[:, [1, 2, 0]])

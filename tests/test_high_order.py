@@ -424,14 +424,15 @@ def test_console_script_high_order_options(tmp_path, capsys):
     assert ap_learn.main(["--model", "hoap", "--groups", "img=", "-v", "0",
                           str(tmp_path / "train.dat"), str(tmp_path / "x")]) == 1
     assert "groups: key must be 'qid' or a name without '='" in capsys.readouterr().err
-    # a model whose pairwise metadata is damaged: the error names the model file
+    # a model whose pairwise metadata is damaged: the error names the model file and line
     from svmrank.cli import ap_classify
     broken = tmp_path / "broken.model"
     broken.write_text((tmp_path / "m").read_text().replace("eta=0.5", "eta=half"))
     assert ap_classify.main(["--groups", "img", "-v", "0", str(tmp_path / "train.dat"),
                              str(broken), str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
-    assert f"{broken}: malformed high-order metadata" in err and err.count("\n") == 1
+    assert f"{broken}:12: expected eta= a number >= 0, got 'eta=half'" in err
+    assert err.count("\n") == 1
     assert not (tmp_path / "out").exists()
     # a positive pairwise weight (edited by hand) was clipped to 0 without a word
     text = (tmp_path / "m").read_text()

@@ -122,6 +122,50 @@ _MULTICLASS_KEYS = {
 }
 
 
+def _positive(value):
+    return bool(np.isfinite(value) and value > 0)
+
+
+# What a key's value must be (beyond parsing) for the estimators to take it.
+_VALUE_CHECKS = {
+    "C": ("a positive number", _positive),
+    "epsilon": ("a positive number", _positive),
+    "k": ("an integer >= 1", lambda value: value >= 1),
+    "k_fraction": ("a positive number", _positive),
+    "w_scale": ("a positive number", _positive),
+    "J": ("a positive number", _positive),
+    "eta": ("a number >= 0", lambda value: bool(np.isfinite(value) and value >= 0)),
+    "bias": ("a number >= 0", lambda value: bool(np.isfinite(value) and value >= 0)),
+    "robust": ("a number >= 0", lambda value: bool(np.isfinite(value) and value >= 0)),
+    "loss": ("a loss svmrank writes", lambda value: value in (
+        *_RANK_LOSSES, _BINARY_LOSS, *_PERF_LOSSES, "alpha", "beta")),
+    "model": ("hob, hoap or topk-svm", lambda value: value in (*HIGH_ORDER_MODELS, TOPK_MODEL)),
+    "classes": ("distinct finite labels", lambda value: len(np.unique(value)) == len(value) and (
+        value.dtype.kind != "f" or bool(np.all(np.isfinite(value))))),
+}
+
+
+def metadata_problem(metadata):
+    """``(key, what it must be)`` of the first value of svmrank's ``metadata`` (a file's
+    ``key=value`` pairs) that does not parse or that the estimators cannot take; None
+    when every one can. Keys of other versions are left alone."""
+    keys = _MULTICLASS_KEYS if metadata.get("model") == TOPK_MODEL else _LINEAR_KEYS
+    for key, text in metadata.items():
+        if key not in keys:
+            continue
+        expected, valid = _VALUE_CHECKS.get(key, ("a readable value", lambda value: True))
+        try:
+            value = keys[key][1](text)
+        except ValueError:
+            return key, expected
+        if not valid(value):
+            return key, expected
+    for key in ("eta", "bias"):
+        if metadata.get("model") in HIGH_ORDER_MODELS and key not in metadata:
+            return key, "in a high-order model"
+    return None
+
+
 def flip_sign(value):
     """SVM-light's threshold b from an intercept, or an intercept from b (``0.0 − value``,
     so that 0 stays 0, never −0)."""
@@ -435,9 +479,10 @@ def _topk_estimator(model, info):
                       "are the same)", UserWarning, stacklevel=3)
     classes = np.asarray(model.classes)
     m = len(classes)
-    if m < 2 or np.any(classes[1:] <= classes[:-1]):
-        raise ValueError("model: the class labels (classes=) must be increasing")
-    classes = _whole_as_int(classes)  # (SVM-multiclass's labels are integers)
+    order = np.argsort(classes, kind="stable")  # (TopKSVM's classes_ are sorted; a file's
+    classes = _whole_as_int(classes[order])     # need not be: its weight rows follow them)
+    if m < 2 or np.any(classes[1:] == classes[:-1]):
+        raise ValueError("model: the class labels (classes=) must be distinct")
     params = {key: info[key] for key in ("k", "epsilon") if key in info}
     if not 1 <= params.get("k", 1) < m:
         raise ValueError(f"model: k={params['k']} is outside 1..{m - 1} for {m} classes")
@@ -448,7 +493,7 @@ def _topk_estimator(model, info):
     if "C" in info and info["n_train"]:
         params["C"] = info["C"] / (MULTICLASS_SCALE * info["n_train"])
     estimator = TopKSVM(**params)
-    coef = np.asarray(model.coef, dtype=np.float64)
+    coef = np.asarray(model.coef, dtype=np.float64)[order]
     estimator.coef_ = coef / MULTICLASS_SCALE
     estimator.classes_ = classes.copy()
     estimator.intercept_ = np.zeros(coef.shape[0])

@@ -258,15 +258,32 @@ def check_sv_lines(source, lines, first_sv, n_sv):
     return sv_lines
 
 
-def parse_metadata(comment):
+def parse_metadata(comment, source, line):
     """key=value tokens of our metadata comment; {} when the comment is something else
-    (svm_learn copies training-file comments there)."""
+    (svm_learn copies training-file comments there). A comment of ours (it holds an
+    ``svmrank=`` token) with another token, a repeated key or a value the estimators
+    cannot take is refused at ``source:line``: read as no metadata, or with a default in
+    its place, it would give another model (other class labels, loss or C)."""
+    tokens = comment.split()
+    ours = any(token.startswith("svmrank=") for token in tokens)
     metadata = {}
-    for token in comment.split():
+    for token in tokens:
         key, sep, value = token.partition("=")
         if not sep or not key or not _token(token):
+            if ours:
+                fail_at_line(source, line, "svmrank's metadata: key=value tokens after the "
+                             "'#' (a hand-edited model file?)", token)
             return {}
+        if ours and key in metadata:
+            fail_at_line(source, line, f"each metadata key once ({key}= is repeated)", token)
         metadata[key] = value
+    if ours:
+        from .estimator_model import metadata_problem  # (it imports this module)
+        problem = metadata_problem(metadata)
+        if problem:
+            key, expected = problem
+            fail_at_line(source, line, f"{key}= {expected}",
+                         f"{key}={metadata[key]}" if key in metadata else f"no {key}=")
     return metadata
 
 
@@ -396,6 +413,6 @@ def read_model(path):
             fail_at_line(source, first_sv, "finite weights (alpha*y times the support vectors)",
                          "overflow")
         if n_sv == 1:
-            metadata = parse_metadata(comments[0])
+            metadata = parse_metadata(comments[0], source, first_sv)
     metadata[N_TRAIN_KEY] = str(n_train)
     return LinearModel(w, b, metadata)

@@ -278,7 +278,7 @@ def read_multiclass_model(path):
             fail_at_line(source, first_sv, "finite weights (alpha*y times the support vectors)",
                          "overflow")
         if n_sv == 1:
-            metadata = parse_metadata(comments[0])
+            metadata = parse_metadata(comments[0], source, first_sv)
     classes = np.arange(1, m + 1, dtype=np.float64)
     if CLASSES_KEY in metadata:
         text = metadata.pop(CLASSES_KEY)
