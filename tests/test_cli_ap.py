@@ -479,6 +479,21 @@ def test_output_paths_behave_like_fopen(data, tmp_path, capsys):
         assert ap_learn.main(["-v", "1", str(train), bad]) == 1
         out, err = capsys.readouterr()
         assert match in err and "iter" not in out
+    # review 23: a link loop was replaced by a file (fopen fails with ELOOP); a name of
+    # 250 bytes was refused (the temporary name embedded it whole); a --plot figure that
+    # is the output file overwrote the predictions
+    loop = tmp_path / "loop1"
+    loop.symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(loop)
+    assert ap_classify.main(["-v", "0", str(test), str(target), str(loop)]) == 1
+    assert "loop1: cannot write (Too many levels of symbolic links)" in capsys.readouterr().err
+    assert loop.is_symlink()
+    long = tmp_path / ("p" * 245 + ".pred")
+    assert ap_classify.main(["-v", "0", str(test), str(target), str(long)]) == 0
+    assert long.read_text().count("\n") == 400
+    assert ap_classify.main(["-v", "0", "--plot", str(long), str(test), str(target),
+                             str(long)]) == 2
+    assert "it is also the output file" in capsys.readouterr().err
 
 
 def test_summary_scores_only_queries_with_both_kinds(data, tmp_path, capsys):

@@ -197,7 +197,10 @@ def check_outputs(args, path, inputs=()):
     figure = getattr(args, "plot", None)
     if not figure:
         return
-    check_writable(figure, inputs=[*inputs, path])
+    check_writable(figure, inputs=inputs)
+    if os.path.realpath(figure) == os.path.realpath(path):
+        raise CLIError(f"--plot {figure}: it is also the output file (one would overwrite "
+                       "the other)")
     from .. import plot  # (matplotlib only when --plot is given: the extra's error now)
     suffix = os.path.splitext(figure)[1].lstrip(".").lower() or "png"
     formats = plot.new_figure().canvas.get_supported_filetypes()

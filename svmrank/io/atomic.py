@@ -202,7 +202,7 @@ def atomic_write(path, mode="w", encoding="utf-8"):
         with _written(fh, path) as named:
             yield named
         return
-    target = os.path.realpath(path)  # a symlink's file, created if it does not exist
+    target = _target(path)  # a symlink's file, created if it does not exist
     _refuse_write_protected(path, target)
     try:
         file_mode = stat.S_IMODE(os.stat(target).st_mode)
@@ -211,8 +211,9 @@ def atomic_write(path, mode="w", encoding="utf-8"):
     folder = os.path.dirname(target)
     with _signals_blocked():  # (no moment where the file exists unregistered)
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix="-" + os.path.basename(target),
-                                       dir=folder)
+            # (the name's last 100 bytes: a temporary name stays within NAME_MAX)
+            suffix = os.fsdecode(os.fsencode(os.path.basename(target))[-100:])
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix="-" + suffix, dir=folder)
         except OSError as exc:
             raise _cannot_write(path, exc.strerror or exc) from None
         _register(tmp)
@@ -230,6 +231,18 @@ def atomic_write(path, mode="w", encoding="utf-8"):
         raise
     finally:
         _unregister(tmp)
+
+
+def _target(path):
+    """The file ``path`` names, through symbolic links (a dangling link's target is
+    created, as fopen does); a link loop is refused as fopen refuses it."""
+    if os.path.islink(path):
+        try:
+            os.stat(path)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _cannot_write(path, exc.strerror) from None
+    return os.path.realpath(path)
 
 
 def _refuse_write_protected(path, target):
@@ -254,8 +267,9 @@ def check_writable(path, inputs=()):
         if not os.access(path, os.W_OK):
             raise _cannot_write(path, "permission denied")
         return
-    _refuse_write_protected(path, os.path.realpath(path))
-    folder = os.path.dirname(os.path.realpath(path))
+    target = _target(path)
+    _refuse_write_protected(path, target)
+    folder = os.path.dirname(target)
     if not os.path.isdir(folder):
         raise _cannot_write(path, f"no such directory: {folder}")
     if not os.access(folder, os.W_OK):
