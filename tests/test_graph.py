@@ -432,3 +432,16 @@ def test_edges_from_networkx_names_a_list_passed_as_the_graph():
     """Review 22: an edge list gave "AttributeError: 'list' object has no attribute"."""
     with pytest.raises(ValueError, match="^graph: expected a networkx graph, got list"):
         edges_from_networkx([(0, 1)])
+
+
+def test_group_values_that_are_not_utf8_stay_distinct(tmp_path):
+    """Review 23: comments were decoded with errors="replace", so 'café' and 'cafè' in
+    Latin-1 both became 'caf\\ufffd' and were linked."""
+    from svmrank.io import load_svmlight
+    path = tmp_path / "latin1.dat"
+    path.write_bytes(b"1 1:1 # img=caf\xe9\n0 1:0.5 # img=caf\xe8\n1 1:0.2 # img=caf\xe9\n")
+    *_, comments = load_svmlight(path, return_comments=True)
+    keys = graph.group_keys("img", comments=comments)
+    assert keys[0] != keys[1] and keys[0] == keys[2]
+    assert edges_from_groups(keys).tolist() == [[0, 2]]
+    assert comments[0].encode("utf-8", "surrogateescape") == b"img=caf\xe9"

@@ -205,7 +205,9 @@ def _parse(buf, source, n_features, ignore_extra_features, return_comments, firs
     X.has_sorted_indices = True
     comments = None
     if return_comments:
-        comments = [buf[s:e].decode("utf-8", errors="replace").strip() if e > s else ""
+        # (surrogateescape: bytes that are not UTF-8 stay distinct, so two --groups
+        # values that differ in them are two groups; encode back the same way)
+        comments = [buf[s:e].decode("utf-8", errors="surrogateescape").strip() if e > s else ""
                     for s, e in zip(cstart.tolist(), cend.tolist())]
     return X, labels, qids, comments, lstart, qid_lines
 
