@@ -134,6 +134,32 @@ def test_chunk_errors_name_the_file_line(tmp_path):
             iter_svmlight(path, chunk_bytes=bad)
 
 
+def test_chunks_agree_whatever_their_size(tmp_path):
+    """Review 23: lines without qid: (query 0) coming back after a query were refused
+    or not depending on chunk_bytes; a pipe path was read twice (a false empty file, or
+    a hang); a huge chunk_bytes was allocated whole (MemoryError on a tiny file)."""
+    import os
+    import threading
+    path = tmp_path / "mix.dat"
+    path.write_bytes(b"1 1:1\n1 qid:1 1:1\n0 1:1\n1 qid:2 1:1\n0 qid:2 1:2\n")
+    for chunk in (1, 10, 20, 1000):
+        with pytest.raises(InputFormatError, match=r"mix\.dat:3: .* got qid:0 again after "
+                                                   r"other queries \(a line without qid: is"):
+            list(iter_svmlight(path, chunk_bytes=chunk))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="^n_features: required when reading .*fifo, which is "
+                                         "not a regular file"):
+        iter_svmlight(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(b"1 1:1\n0 2:1\n"), daemon=True)
+    writer.start()
+    assert joined(iter_svmlight(fifo, n_features=2))[0].shape == (2, 2)
+    writer.join(timeout=30)
+    tiny = tmp_path / "tiny.dat"
+    tiny.write_bytes(b"1 1:1\n0 2:1\n")
+    assert joined(iter_svmlight(tiny, chunk_bytes=2**70))[0].shape == (2, 2)
+
+
 lines_st = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(1, 9),
                               st.sampled_from([b"", b" # c", b"\n# x", b"\n"])),
                     min_size=1, max_size=40)

@@ -13,6 +13,7 @@ import lzma
 import numbers
 import os
 import re
+import stat
 import warnings
 import zlib
 
@@ -381,10 +382,21 @@ class open_data:
 
 
 def _read_chunk(stream, size, source):
+    """Up to ``size`` bytes (fewer only at the end; -1: all), read 16 MiB at a time: a
+    chunk size beyond the file costs the file, not the chunk size."""
+    pieces, got = [], 0
     try:
-        return stream.read(size)
+        if size < 0:
+            return stream.read()
+        while got < size:
+            piece = stream.read(min(size - got, 1 << 24))
+            if not piece:
+                break
+            pieces.append(piece)
+            got += len(piece)
     except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:  # (a damaged stream)
         raise InputFormatError(f"{source}: cannot decompress: {exc}") from None
+    return b"".join(pieces)
 
 
 def iter_svmlight(path, chunk_bytes=1 << 24, n_features=None, ignore_extra_features=False,
@@ -395,7 +407,8 @@ def iter_svmlight(path, chunk_bytes=1 << 24, n_features=None, ignore_extra_featu
     line start and never inside a query: when the last line read has a ``qid:``, the
     lines of that query wait for the next chunk. A query larger than ``chunk_bytes``
     makes one larger chunk (memory follows the largest query). Lines without ``qid:``
-    (data without queries, such as a classification set) are cut anywhere.
+    (data without queries, such as a classification set) are cut anywhere; they are
+    query 0, so in a file with queries they too must be consecutive.
 
     The lines of a query must be consecutive: a ``qid`` seen again after another query
     is an :class:`~svmrank.exceptions.InputFormatError` naming its line (sort the file by
@@ -441,6 +454,10 @@ def iter_svmlight(path, chunk_bytes=1 << 24, n_features=None, ignore_extra_featu
                 raise ValueError("n_features: required when reading a file object that "
                                  "cannot seek (the default reads the file twice)")
             start = path.tell()
+        elif os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
+            raise ValueError(f"n_features: required when reading {os.fsdecode(path)}, which "
+                             "is not a regular file (a pipe cannot be read twice, as the "
+                             "default does)")
         n_features = 0
         for X, _, _, _ in _iter_chunks(path, int(chunk_bytes), None, False, max_index):
             n_features = max(n_features, X.shape[1])
@@ -483,7 +500,7 @@ def _iter_chunks(path, chunk_bytes, n_features, ignore_extra, max_index):
                 X = _head_rows(X, n)
                 y, qid = y[:n], qid[:n]
             want = chunk_bytes
-            if n and has_qid:
+            if n:  # (lines without qid: are query 0, checked alike whatever the chunks)
                 seen, last = _check_queries(qid, lstart, buf, source, line0, seen, last)
             if n:
                 total += n
@@ -533,8 +550,9 @@ def _check_queries(qid, lstart, buf, source, line0, seen, last):
         line = line0 + buf.count(b"\n", 0, int(lstart[row]))
         raise InputFormatError(
             f"{source}:{line}: expected the lines of a query to be consecutive, got "
-            f"qid:{int(qid[row])} again after other queries (sort the file by qid, or read it "
-            "whole with load_svmlight)")
+            f"qid:{int(qid[row])} again after other queries"
+            + (" (a line without qid: is in query 0)" if qid[row] == 0 else "")
+            + " (sort the file by qid, or read it whole with load_svmlight)")
     return np.insert(seen, np.searchsorted(seen, uniq), uniq), int(qid[-1])
 
 
