@@ -6,6 +6,34 @@ import scipy.sparse as sp
 from ._validation import check_random_state
 
 
+def _integer(value, low):
+    return (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+            and value >= low)
+
+
+def _between(low, high, low_open=False, high_open=False):
+    """A test that a value is a real number in the interval (NaN and inf fail)."""
+    def test(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer,
+                                                               np.floating)):
+            return False
+        return bool(np.isfinite(value) and (value > low if low_open else value >= low)
+                    and (value < high if high_open else value <= high))
+    return test
+
+
+def _require(owner, checks):
+    """Refuse the first (name, value, test, what) whose test fails, naming it."""
+    for name, value, test, what in checks:
+        if not test(value):
+            raise ValueError(f"{owner}: {name} must be {what}, got {value!r}")
+
+
+_FRACTION = (_between(0, 1, True, True), "a number in (0, 1)")
+_SHARE = (_between(0, 1), "a number in [0, 1]")
+_NON_NEGATIVE = (_between(0, np.inf, high_open=True), "a finite number >= 0")
+
+
 def make_ranking(n_samples=1000, n_features=50, n_queries=1, positive_fraction=0.1,
                  density=0.2, noise=1.0, random_state=0):
     """Sparse linear ranking data: relevance = a noisy linear score above a per-query quantile.
@@ -32,13 +60,14 @@ def make_ranking(n_samples=1000, n_features=50, n_queries=1, positive_fraction=0
     qid : ndarray of int64
     """
     rng = check_random_state(random_state)
-    integers = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                   for v in (n_samples, n_features, n_queries))
-    if not (integers and n_features >= 1 and 1 <= n_queries and 2 * n_queries <= n_samples
-            and 0 < positive_fraction < 1 and 0 < density <= 1 and 0 <= noise < np.inf):
-        raise ValueError("make_ranking: need integers n_features >= 1 and 1 <= n_queries <= "
-                         "n_samples / 2, 0 < positive_fraction < 1, 0 < density <= 1 and a "
-                         "finite noise >= 0")
+    _require("make_ranking", [
+        ("n_samples", n_samples, lambda v: _integer(v, 2), "an integer >= 2"),
+        ("n_features", n_features, lambda v: _integer(v, 1), "an integer >= 1"),
+        ("n_queries", n_queries, lambda v: _integer(v, 1) and 2 * v <= n_samples,
+         f"an integer in 1..n_samples / 2 (two samples a query: {n_samples} // 2)"),
+        ("positive_fraction", positive_fraction, *_FRACTION),
+        ("density", density, _between(0, 1, low_open=True), "a number in (0, 1]"),
+        ("noise", noise, *_NON_NEGATIVE)])
     X = sp.random(n_samples, n_features, density=density, format="csr", random_state=rng,
                   data_rvs=lambda k: rng.normal(size=k))
     w_true = rng.normal(size=n_features)
@@ -109,12 +138,18 @@ def make_bags(n_bags=200, bag_size=(2, 10), n_features=20, positive_fraction=0.3
         True on the known true candidates.
     """
     rng = check_random_state(random_state)
-    lo, hi = (bag_size, bag_size) if np.isscalar(bag_size) else bag_size
-    if not (1 <= lo <= hi) or n_bags < 2 or not 0 <= supervision <= 1:
-        raise ValueError("make_bags: need n_bags >= 2, 1 <= min bag size <= max, 0 <= supervision <= 1")
-    if isinstance(negative_classes, bool) or int(negative_classes) != negative_classes \
-            or negative_classes < 0:
-        raise ValueError(f"make_bags: negative_classes must be an integer >= 0, got {negative_classes!r}")
+    sizes = (bag_size, bag_size) if np.isscalar(bag_size) else tuple(bag_size)
+    _require("make_bags", [
+        ("n_bags", n_bags, lambda v: _integer(v, 2), "an integer >= 2"),
+        ("bag_size", bag_size, lambda v: len(sizes) == 2 and all(_integer(b, 1) for b in sizes)
+         and sizes[0] <= sizes[1], "an integer >= 1 or a pair (min, max) of them"),
+        ("n_features", n_features, lambda v: _integer(v, 1), "an integer >= 1"),
+        ("positive_fraction", positive_fraction, *_FRACTION),
+        ("supervision", supervision, *_SHARE),
+        ("separation", separation, *_NON_NEGATIVE),
+        ("clutter", clutter, *_NON_NEGATIVE),
+        ("negative_classes", negative_classes, lambda v: _integer(v, 0), "an integer >= 0")])
+    lo, hi = sizes
     n_pos = min(n_bags - 1, max(1, int(round(positive_fraction * n_bags))))
     positive = np.zeros(n_bags, dtype=bool)
     positive[rng.permutation(n_bags)[:n_pos]] = True
@@ -184,9 +219,13 @@ def make_grouped(n_samples=300, n_features=20, n_groups=60, positive_fraction=0.
     groups : ndarray of int64, group id of each sample
     """
     rng = check_random_state(random_state)
-    if n_samples < 2 or n_groups < 1 or not 0 < positive_fraction < 1 or not 0 <= homophily <= 1:
-        raise ValueError("make_grouped: need n_samples >= 2, n_groups >= 1, "
-                         "0 < positive_fraction < 1, 0 <= homophily <= 1")
+    _require("make_grouped", [
+        ("n_samples", n_samples, lambda v: _integer(v, 2), "an integer >= 2"),
+        ("n_features", n_features, lambda v: _integer(v, 1), "an integer >= 1"),
+        ("n_groups", n_groups, lambda v: _integer(v, 1), "an integer >= 1"),
+        ("positive_fraction", positive_fraction, *_FRACTION),
+        ("homophily", homophily, *_SHARE),
+        ("separation", separation, *_NON_NEGATIVE)])
     groups = rng.integers(0, n_groups, n_samples).astype(np.int64)
     group_label = rng.random(n_groups) < positive_fraction
     keep = rng.random(n_samples) < homophily
@@ -217,11 +256,15 @@ def make_citation_graph(n_samples=20000, n_classes=7, n_features=2000, degree=4.
     edges : ndarray of int64 (E, 2), u < v, unique
     """
     rng = check_random_state(random_state)
-    if n_samples < 2 or n_classes < 2 or n_features < n_classes or words < 1 \
-            or degree < 0 or not 0 <= homophily <= 1 or not 0 <= topic_share <= 1:
-        raise ValueError("make_citation_graph: need n_samples >= 2, n_classes >= 2, "
-                         "n_features >= n_classes, words >= 1, degree >= 0, "
-                         "0 <= homophily <= 1, 0 <= topic_share <= 1")
+    _require("make_citation_graph", [
+        ("n_samples", n_samples, lambda v: _integer(v, 2), "an integer >= 2"),
+        ("n_classes", n_classes, lambda v: _integer(v, 2), "an integer >= 2"),
+        ("n_features", n_features, lambda v: _integer(v, n_classes),
+         f"an integer >= n_classes ({n_classes})"),
+        ("words", words, lambda v: _integer(v, 1), "an integer >= 1"),
+        ("degree", degree, *_NON_NEGATIVE),
+        ("homophily", homophily, *_SHARE),
+        ("topic_share", topic_share, *_SHARE)])
     labels = rng.integers(0, n_classes, n_samples).astype(np.int64)
     members = [np.flatnonzero(labels == c) for c in range(n_classes)]
     out = rng.poisson(degree / 2.0, n_samples)

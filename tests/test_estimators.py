@@ -1,5 +1,6 @@
 """Estimators: scikit-learn compatibility, fitting behaviour, bad input."""
 import inspect
+import re
 import warnings
 
 import numpy as np
@@ -235,8 +236,20 @@ def test_make_ranking_splits_evenly_and_checks_its_parameters():
     for bad in ({"n_queries": 7}, {"n_queries": 0}, {"n_queries": -1}, {"n_samples": 10.5},
                 {"positive_fraction": 1.0}, {"noise": float("nan")}, {"noise": -1.0},
                 {"n_features": 0}, {"density": 0.0}):
-        with pytest.raises(ValueError, match="^make_ranking: need integers"):
+        (name, value), = bad.items()  # (review 23: each named, with its value)
+        with pytest.raises(ValueError, match=rf"^make_ranking: {name} must be .*, got "
+                                             rf"{re.escape(repr(value))}$"):
             make_ranking(**{"n_samples": 10, **bad})
+    from svmrank.datasets import make_bags, make_citation_graph, make_grouped
+    for make, bad in ((make_bags, {"positive_fraction": 0}), (make_bags, {"n_features": 0}),
+                      (make_bags, {"separation": float("nan")}), (make_bags, {"clutter": -1}),
+                      (make_bags, {"bag_size": (5, 2)}), (make_grouped, {"homophily": 2}),
+                      (make_grouped, {"separation": float("inf")}),
+                      (make_grouped, {"n_features": 0}),
+                      (make_citation_graph, {"n_features": 3})):
+        (name, value), = bad.items()
+        with pytest.raises(ValueError, match=rf"^{make.__name__}: {name} must be"):
+            make(**bad)
 
 
 def test_refit_without_approx_drops_n_easy():
