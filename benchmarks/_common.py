@@ -14,6 +14,23 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 
+def description(doc):
+    """A script's --help text: its docstring's first paragraph, on one line."""
+    return " ".join(doc.strip().split("\n\n")[0].split())
+
+
+def positive_int(text):
+    """An argparse type: an integer >= 1 (a count of runs, passes, threads or nodes)."""
+    import argparse
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return value
+
+
 def shared_data_dir():
     """$SVMRANK_SHARED_DATA, else ../shared/data beside the repository."""
     env = os.environ.get("SVMRANK_SHARED_DATA")

@@ -21,7 +21,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 import numpy as np  # noqa: E402
 
-from _common import cv_score, machine_line, print_table, shared_file_or_exit  # noqa: E402
+from _common import cv_score, description, machine_line  # noqa: E402
+from _common import positive_int, print_table, shared_file_or_exit  # noqa: E402
 from svmrank import APSVM  # noqa: E402
 from svmrank.io import load_svmlight  # noqa: E402
 from svmrank.metrics import average_precision  # noqa: E402
@@ -80,8 +81,8 @@ def best_fit_time(make, X, y, repeat):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5, help="timed fits per model (best is kept)")
+    parser = argparse.ArgumentParser(description=description(__doc__))
+    parser.add_argument("--repeat", type=positive_int, default=5, help="timed fits per model (best is kept)")
     args = parser.parse_args()
     X, y, _ = load_svmlight(shared_file_or_exit("w8a", "w8a.train"))
     Xt, yt, _ = load_svmlight(shared_file_or_exit("w8a", "w8a.test"), n_features=X.shape[1],

@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import best_time, machine_line, print_table  # noqa: E402
+from _common import best_time, description, machine_line, print_table  # noqa: E402
 from svmrank.graded import MAX_DP_STATES, ndcg_inference, ndcg_states, pairs_inference  # noqa: E402
 from svmrank.inference import lai_queries_unchecked  # noqa: E402
 
@@ -34,7 +34,7 @@ def make_query(n, n_levels, seed=0):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=description(__doc__))
     parser.add_argument("--quick", action="store_true", help="N up to 1e4 only")
     parser.add_argument("--stop", type=float, default=3.0,
                         help="seconds after which a column stops (default 3)")

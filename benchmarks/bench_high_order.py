@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine_line, print_table, shared_file_or_exit  # noqa: E402
+from _common import description, machine_line, print_table, shared_file_or_exit  # noqa: E402
 
 from svmrank.estimators.high_order import HOAPSVM, HOBSVM  # noqa: E402
 from svmrank.estimators.ranking import APSVM, BinarySVM  # noqa: E402
@@ -179,7 +179,7 @@ def run_full(args, Cs, etas, pf):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=description(__doc__))
     ap.add_argument("--classes", default="0,1,2,3,4,5,6", help="class ids, or 'all' (--full)")
     ap.add_argument("--C", default="1,10,100")
     ap.add_argument("--eta", default="0.1,1,10")

@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import best_time, machine_line, print_table  # noqa: E402
+from _common import best_time, description, machine_line, positive_int, print_table  # noqa: E402
 from svmrank.inference import lai_queries_unchecked  # noqa: E402
 
 GREEDY_LIMIT = 2e9  # N·P beyond which greedy is extrapolated
@@ -86,9 +86,9 @@ def measure(N, P, greedy):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=description(__doc__))
     parser.add_argument("--quick", action="store_true", help="N up to 1e5 only")
-    parser.add_argument("--passes", type=int, default=2,
+    parser.add_argument("--passes", type=positive_int, default=2,
                         help="passes over the grid; each cell keeps its best time (default 2)")
     args = parser.parse_args(argv)
     Ns = [10**4, 10**5] if args.quick else [10**4, 10**5, 10**6]

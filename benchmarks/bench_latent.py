@@ -37,7 +37,8 @@ from multiprocessing import Pool
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import best_time, machine_line, print_table, shared_file_or_exit  # noqa: E402
+from _common import best_time, description, machine_line  # noqa: E402
+from _common import print_table, shared_file_or_exit  # noqa: E402
 
 from svmrank.bags import check_bag_labels, check_bags, check_known, load_bags  # noqa: E402
 from svmrank.datasets import make_bags  # noqa: E402
@@ -280,7 +281,7 @@ def inference_table(args):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(description=description(__doc__))
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     p.add_argument("--n-init", type=int, default=3, help="CCCP initialisations (default 3)")
     p.add_argument("--init", choices=["random", "instances"], default="instances",

@@ -111,7 +111,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np
 
-from _common import machine_line, print_table, shared_file_or_exit
+from _common import description, machine_line, print_table, shared_file_or_exit
 
 from svmrank import RankSVM
 from svmrank.cli import rank_classify, rank_learn
@@ -394,7 +394,7 @@ def select_and_test(make, grid, train, vali, test, refit):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=description(__doc__))
     parser.add_argument("--folds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     parser.add_argument("--datasets", nargs="+", default=["mq2008", "lightgbm_rank"])
     parser.add_argument("--svm-rank", metavar="DIR", help="folder of svm_rank_learn and "

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import best_time, machine_line, print_table  # noqa: E402
+from _common import best_time, description, machine_line, positive_int, print_table  # noqa: E402
 
 from svmrank._maxflow_fast import MaxFlowGraph  # noqa: E402
 from svmrank.graph import _check_problem, _Cut, max_marginals, max_score_labelling  # noqa: E402
@@ -161,9 +161,9 @@ def part_b(n, rng, rows):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n-large", type=int, default=100_000)
-    ap.add_argument("--n-small", type=int, default=10_000)
+    ap = argparse.ArgumentParser(description=description(__doc__))
+    ap.add_argument("--n-large", type=positive_int, default=100_000)
+    ap.add_argument("--n-small", type=positive_int, default=10_000)
     ap.add_argument("--scratch-sample", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)

@@ -30,7 +30,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import machine_line, print_table, shared_file_or_exit  # noqa: E402
+from _common import description, machine_line, print_table, shared_file_or_exit  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -165,7 +165,7 @@ def measure(name, model_path):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=description(__doc__))
     ap.add_argument("--quick", action="store_true", help="the two reads only")
     ap.add_argument("--child", choices=list(MEASUREMENTS), help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)

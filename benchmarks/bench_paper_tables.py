@@ -45,7 +45,8 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import best_time, cv_score, machine_line, print_table, shared_file_or_exit  # noqa: E402
+from _common import best_time, cv_score, description, machine_line  # noqa: E402
+from _common import positive_int, print_table, shared_file_or_exit  # noqa: E402
 from svmrank import APSVM, BinarySVM, RankSVM  # noqa: E402
 from svmrank._validation import query_segments  # noqa: E402
 from svmrank.inference import lai_queries_unchecked  # noqa: E402
@@ -256,14 +257,14 @@ def section_accuracy(datasets):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=description(__doc__))
     parser.add_argument("--section", choices=["training", "sweeps", "accuracy", "all"],
                         default="all")
     parser.add_argument("--data", nargs="+", choices=["w8a", "mq2008"], default=["w8a", "mq2008"])
     parser.add_argument("--cv-C", action="store_true",
                         help="training section: each loss at its own C chosen by 3-fold CV "
                              "(single-query data only) instead of the fixed C")
-    parser.add_argument("--repeat", type=int, default=3,
+    parser.add_argument("--repeat", type=positive_int, default=3,
                         help="training section: fits under 1 s are run this often, the "
                              "fastest kept (default 3)")
     args = parser.parse_args(argv)

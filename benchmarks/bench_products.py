@@ -20,7 +20,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 import numpy as np  # noqa: E402
 
-from _common import interleaved_times, machine_line, print_table, shared_file_or_exit  # noqa: E402
+from _common import description, interleaved_times, machine_line  # noqa: E402
+from _common import print_table, shared_file_or_exit  # noqa: E402
 from svmrank.io import load_svmlight  # noqa: E402
 from svmrank.problems.linear import (SPARSE_D_FRACTION, SparseProducts,  # noqa: E402
                                      matrix_product, transpose_product)
@@ -29,7 +30,7 @@ FRACTIONS = [0.05, 0.1, 0.2, 0.3, 0.5, 1.0]
 
 
 def main(argv=None):
-    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
+    argparse.ArgumentParser(description=description(__doc__)).parse_args(argv)
     data = {"w8a": ("w8a", "w8a.train"), "MQ2008 Fold1": ("mq2008", "Fold1", "train.txt")}
     rng = np.random.default_rng(0)
     rows = []

@@ -27,11 +27,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from _common import best_time, machine_line, print_table
+from _common import best_time, description, machine_line, print_table
 from svmrank import _topk_fast
 from svmrank.projections import project_knapsack, project_topk_box, project_topk_simplex
 
-_parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+_parser = argparse.ArgumentParser(description=description(__doc__))
 _parser.add_argument("--quick", action="store_true", help="m up to 1e4 only")
 QUICK = _parser.parse_args().quick if __name__ == "__main__" else False
 MS = [1000, 10000] if QUICK else [1000, 10000, 100000]

@@ -45,7 +45,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 import numpy as np  # noqa: E402
 
-from _common import machine_line, print_table, shared_file_or_exit  # noqa: E402
+from _common import description, machine_line, positive_int  # noqa: E402
+from _common import print_table, shared_file_or_exit  # noqa: E402
 from svmrank import APSVMCV  # noqa: E402
 from svmrank.estimators.cv import FOLD_EPSILON_FACTOR  # noqa: E402
 from svmrank.io import load_svmlight  # noqa: E402
@@ -303,9 +304,9 @@ SECTIONS = {"cv": section_cv, "dask": section_dask}
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=description(__doc__))
     parser.add_argument("section", choices=sorted(SECTIONS))
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs (best is kept)")
+    parser.add_argument("--repeat", type=positive_int, default=3, help="timed runs (best is kept)")
     parser.add_argument("--rows", type=int, default=5_000_000, help="dask: rows generated")
     parser.add_argument("--shards", type=int, default=10, help="dask: shard files")
     parser.add_argument("--loss", choices=["ap", "pairs"], default="ap",

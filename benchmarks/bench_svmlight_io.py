@@ -15,7 +15,8 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import best_time, machine_line, print_table, shared_file_or_exit  # noqa: E402
+from _common import best_time, description, machine_line  # noqa: E402
+from _common import positive_int, print_table, shared_file_or_exit  # noqa: E402
 
 from svmrank.io import load_svmlight  # noqa: E402
 
@@ -36,8 +37,8 @@ def check_identical(name, ours, theirs):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5, help="timing rounds (best is kept)")
+    parser = argparse.ArgumentParser(description=description(__doc__))
+    parser.add_argument("--repeat", type=positive_int, default=5, help="timing rounds (best is kept)")
     args = parser.parse_args(argv)
     try:
         from sklearn.datasets import load_svmlight_file

@@ -20,7 +20,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import interleaved_times, machine_line, print_table, shared_file_or_exit  # noqa: E402
+from _common import description, interleaved_times, machine_line  # noqa: E402
+from _common import positive_int, print_table, shared_file_or_exit  # noqa: E402
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
@@ -179,8 +180,8 @@ def threads_section(n_threads=2, n_queries=20_000, quick=False):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--threads", type=int, default=2, help="threads against one (default 2)")
+    ap = argparse.ArgumentParser(description=description(__doc__))
+    ap.add_argument("--threads", type=positive_int, default=2, help="threads against one (default 2)")
     ap.add_argument("--queries", type=int, default=20_000, help="queries of the generated set")
     ap.add_argument("--quick", action="store_true", help="a tenth of the generated sizes")
     args = ap.parse_args(argv)

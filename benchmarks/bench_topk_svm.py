@@ -42,7 +42,8 @@ import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]
-from _common import machine_line, print_table, shared_file_or_exit  # noqa: E402
+from _common import description, machine_line, positive_int  # noqa: E402
+from _common import print_table, shared_file_or_exit  # noqa: E402
 from svmrank.estimators.topk import TopKSVM  # noqa: E402
 from svmrank.exceptions import ConvergenceWarning  # noqa: E402
 from svmrank.io.svmlight import load_svmlight  # noqa: E402
@@ -175,8 +176,8 @@ def run(name, repeat):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=1, help="fits per method (best time)")
+    parser = argparse.ArgumentParser(description=description(__doc__))
+    parser.add_argument("--repeat", type=positive_int, default=1, help="fits per method (best time)")
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
     args = parser.parse_args()
     try:

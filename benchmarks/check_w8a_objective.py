@@ -29,7 +29,7 @@ def data_file(*parts):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.strip().split("\n\n")[0].split()))
     parser.add_argument("--C", type=float, default=1e5)
     parser.add_argument("--epsilon", type=float, default=1e-3)
     args = parser.parse_args()

@@ -57,8 +57,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (interleaved_times, machine_line, print_table,  # noqa: E402
-                     shared_file_or_exit)
+from _common import description, interleaved_times, machine_line  # noqa: E402
+from _common import print_table, shared_file_or_exit  # noqa: E402
 
 from svmrank.io.model_file import read_model  # noqa: E402
 from svmrank.io.svmlight import load_svmlight  # noqa: E402
@@ -355,7 +355,7 @@ def perf_speed(bindir, quick):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=description(__doc__))
     parser.add_argument("--bin", type=Path, default=None, help="folder of the real binaries")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()

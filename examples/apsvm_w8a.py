@@ -8,9 +8,7 @@ precision-recall curves of both models as the figure.
 """
 import time
 
-import numpy as np
-
-from example_data import data_file, parser, save, table
+from example_data import data_file, parser, positive, run, save, table
 from svmrank import APSVM, BinarySVM
 from svmrank.io.svmlight import load_svmlight
 from svmrank.metrics import average_precision
@@ -19,7 +17,7 @@ from svmrank.plot import new_figure, pr_curve
 
 def main(argv=None):
     p = parser(__doc__)
-    p.add_argument("--C", type=float, default=10.0)
+    p.add_argument("--C", type=positive(float), default=10.0)
     args = p.parse_args(argv)
     X, y, _ = load_svmlight(data_file("w8a", "w8a.train"))
     X_test, y_test, _ = load_svmlight(data_file("w8a", "w8a.test"), n_features=X.shape[1])
@@ -44,4 +42,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -37,16 +37,44 @@ def data_file(*parts):
 
 def _figure_path(text):
     """--figure's value, refused before any work if it cannot be written there."""
+    from matplotlib.figure import Figure
     path = Path(text)
     if path.is_dir() or not path.resolve().parent.is_dir():
         raise argparse.ArgumentTypeError(f"{text}: " + ("is a folder" if path.is_dir() else
                                                         "its folder does not exist"))
+    formats = Figure().canvas.get_supported_filetypes()
+    if path.suffix.lstrip(".").lower() not in formats:
+        raise argparse.ArgumentTypeError(f"{text}: unknown figure format; use one of "
+                                         f"{', '.join(sorted(formats))}")
     return text
+
+
+def positive(kind):
+    """An argparse type: a number of ``kind`` (int or float) > 0."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not value > 0 or value == float("inf"):
+            what = "an integer" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"expected {what} > 0, got {text!r}")
+        return value
+    return parse
+
+
+def run(main):
+    """Run an example's ``main``: an error of the library (bad data, an option it
+    refuses) ends it with one line, as the console scripts do."""
+    try:
+        main()
+    except (ValueError, OSError) as exc:
+        sys.exit(f"{Path(sys.argv[0]).name}: error: {exc}")
 
 
 def parser(doc):
     """argparse with the options every example has: --quick and --figure."""
-    p = argparse.ArgumentParser(description=doc.strip().splitlines()[0])
+    p = argparse.ArgumentParser(description=" ".join(doc.strip().split("\n\n")[0].split()))
     p.add_argument("--quick", action="store_true",
                    help="a small setting that runs in seconds (the test suite uses it)")
     p.add_argument("--figure", default=None, metavar="FILE.png", type=_figure_path,

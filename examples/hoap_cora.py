@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from example_data import data_file, parser, save, table
+from example_data import data_file, parser, positive, run, save, table
 from svmrank import APSVM, HOAPSVM, HOBSVM
 from svmrank.graph import edges_from_file, subgraph_edges
 from svmrank.io.svmlight import load_svmlight
@@ -23,7 +23,7 @@ from svmrank.plot import max_marginals, new_figure
 
 def main(argv=None):
     p = parser(__doc__)
-    p.add_argument("--C", type=float, default=10.0)
+    p.add_argument("--C", type=positive(float), default=10.0)
     p.add_argument("--label", type=float, default=3.0, help="the relevant class")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
@@ -61,4 +61,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

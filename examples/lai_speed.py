@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from example_data import parser, save, table
+from example_data import parser, run, save, table
 from svmrank.inference import loss_augmented_inference
 from svmrank.plot import interleaving, new_figure
 
@@ -64,4 +64,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from example_data import data_file, parser, save, table
+from example_data import data_file, parser, positive, run, save, table
 from svmrank import LatentAPSVM, LatentSVM
 from svmrank.bags import load_bags
 from svmrank.metrics import average_precision
@@ -21,7 +21,7 @@ from svmrank.plot import new_figure, training_curves
 
 def main(argv=None):
     p = parser(__doc__)
-    p.add_argument("--C", type=float, default=10.0)
+    p.add_argument("--C", type=positive(float), default=10.0)
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     X, y, bags, known = load_bags(data_file("musk1", "musk1.mil.svm"))
@@ -54,4 +54,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

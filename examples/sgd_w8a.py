@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from example_data import data_file, parser, save, table
+from example_data import data_file, parser, positive, run, save, table
 from svmrank import APSVM
 from svmrank.inference import structured_hinge
 from svmrank.io.svmlight import load_svmlight
@@ -62,10 +62,10 @@ def sgd(X, y, C, epochs, batch, step, seed, use_torch=False):
 
 def main(argv=None):
     p = parser(__doc__)
-    p.add_argument("--C", type=float, default=100.0)
-    p.add_argument("--epochs", type=int, default=50)
-    p.add_argument("--batch", type=int, default=2048)
-    p.add_argument("--step", type=float, default=20.0)
+    p.add_argument("--C", type=positive(float), default=100.0)
+    p.add_argument("--epochs", type=positive(int), default=50)
+    p.add_argument("--batch", type=positive(int), default=2048)
+    p.add_argument("--step", type=positive(float), default=20.0)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--torch", action="store_true", help="use the PyTorch wrapper")
     args = p.parse_args(argv)
@@ -108,4 +108,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -12,7 +12,7 @@ C × 100 n: the default C = 0.067 is `svm_topk_learn -c 1e5` on letter.
 """
 import time
 
-from example_data import data_file, parser, save, table
+from example_data import data_file, parser, positive, run, save, table
 from svmrank import TopKSVM
 from svmrank.io.svmlight import load_svmlight
 from svmrank.metrics import top_k_accuracies
@@ -21,7 +21,7 @@ from svmrank.plot import new_figure, topk_accuracy
 
 def main(argv=None):
     p = parser(__doc__)
-    p.add_argument("--C", type=float, default=0.067)
+    p.add_argument("--C", type=positive(float), default=0.067)
     args = p.parse_args(argv)
     X, y, _ = load_svmlight(data_file("letter", "letter.scale.svm"))
     X_train, y_train, X_test, y_test = X[:15000], y[:15000], X[15000:], y[15000:]
@@ -50,4 +50,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -190,7 +190,8 @@ def _records(source):
 def training_curves(source, x="iteration", quantities=("objective", "dual", "gap", "violation"),
                     ax=None, log=True):
     """Training curves: primal objective, dual bound, duality gap and violation
-    against iteration or time, CCCP rounds marked, and a recorded validation score.
+    against iteration or time, CCCP rounds (and the starts of ``n_init``) marked, and a
+    recorded validation score.
 
     Parameters
     ----------
@@ -237,9 +238,16 @@ def training_curves(source, x="iteration", quantities=("objective", "dual", "gap
         ax.plot(xs, values, label=CURVES[name])
     rounds = [r.get("round") for r in records]
     starts = [k for k in range(1, len(records)) if rounds[k] != rounds[k - 1]]
-    for n, k in enumerate(starts):
+    # (a round number that drops begins another start of n_init: its objective is
+    # another run's, not a rise of the one before)
+    restarts = {k for k in starts if None not in (rounds[k], rounds[k - 1])
+                and rounds[k] < rounds[k - 1]}
+    for n, k in enumerate(k for k in starts if k not in restarts):
         ax.axvline(xs[k], color="0.6", linestyle=":", linewidth=1,
                    label="CCCP round" if n == 0 else None)
+    for n, k in enumerate(sorted(restarts)):
+        ax.axvline(xs[k], color="0.3", linestyle="-", linewidth=1,
+                   label="another CCCP start (n_init)" if n == 0 else None)
     if log:
         ax.set_yscale("log")
     ax.set_xlabel("iteration" if x == "iteration" else "time (s)")

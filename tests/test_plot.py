@@ -76,6 +76,16 @@ def test_training_curves_mark_cccp_rounds():
     marks = [line for line in ax.get_lines() if line.get_linestyle() == ":"]
     assert len(marks) == model.n_outer_iter_  # (where each round starts)
     assert len(ax.get_lines()[0].get_xdata()) == len(model.trace_)
+    # review 23: the starts of n_init are marked apart (the objective of another start
+    # is not a rise of CCCP's)
+    model = LatentAPSVM(C=10, init="instances", n_init=3).fit(X, y, bags=bags)
+    ax = plot.training_curves(model, ax=axes())
+    rounds = [r.get("round") for r in model.trace_]
+    restarts = sum(1 for a, b in zip(rounds, rounds[1:]) if None not in (a, b) and b < a)
+    assert restarts == 2
+    solid = [line for line in ax.get_lines() if line.get_label() == "another CCCP start (n_init)"]
+    assert len(solid) == 1 and sum(line.get_linestyle() == "-" and line.get_color() == "0.3"
+                                   for line in ax.get_lines()) == restarts
 
 
 def test_topk_accuracy_curves():

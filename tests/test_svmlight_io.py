@@ -95,7 +95,7 @@ def reference_parse(buf, n_features=None, ignore_extra=False):
         labels.append(label)
         qids.append(qid)
         (with_qid if seen_qid else without_qid).append(lineno)
-        comments.append(comment.decode("utf-8", errors="replace").strip() if sharp else "")
+        comments.append(comment.decode("utf-8", errors="surrogateescape").strip() if sharp else "")
     if not rows:
         raise RefParseError(None)
     return rows, labels, qids, comments, max_index, with_qid, without_qid
@@ -720,3 +720,14 @@ def test_an_index_beyond_int32_reports_the_learners_limit(tmp_path):
     with pytest.raises(InputFormatError, match=r"huge\.dat:2: expected a feature index <= "
                                                r"2147483647"):  # (dropped or not: refused)
         load_svmlight(path, n_features=3, ignore_extra_features=True)
+
+
+def test_dump_svmlight_names_a_path_in_the_wrong_place(tmp_path):
+    """Review 23: scikit-learn's argument order (X, y, f) failed on 'X: expected a 2-d
+    array'."""
+    import numpy as np
+    from svmrank.io import dump_svmlight
+    with pytest.raises(ValueError, match=r"^dump_svmlight\(path, X, y\): path must be a file "
+                                         r"name, got ndarray \(scikit-learn's"):
+        dump_svmlight(np.eye(3), np.array([1.0, 0.0, 0.0]), str(tmp_path / "o.dat"))
+    assert not list(tmp_path.iterdir())

@@ -602,6 +602,10 @@ def dump_svmlight(path, X, y, qid=None, comments=None):
         Written as ``# comment`` when not blank; must not contain line breaks.
         Surrounding blanks are dropped (the reader strips them).
     """
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise ValueError(f"dump_svmlight(path, X, y): path must be a file name, got "
+                         f"{type(path).__name__} (scikit-learn's dump_svmlight_file takes "
+                         "X, y first)")
     X = check_matrix(X, "X", min_features=0)  # (lines of a label only are valid)
     n = X.shape[0]
     y = check_vector(y, "y", n=n)
