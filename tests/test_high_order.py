@@ -424,8 +424,15 @@ def test_console_script_high_order_options(tmp_path, capsys):
     assert ap_learn.main(["--model", "hoap", "--groups", "img=", "-v", "0",
                           str(tmp_path / "train.dat"), str(tmp_path / "x")]) == 1
     assert "groups: key must be 'qid' or a name without '='" in capsys.readouterr().err
-    # a model whose pairwise metadata is damaged: the error names the model file and line
+    # review 23: an empty --edges file warned in the learner, not in the classifier
     from svmrank.cli import ap_classify
+    (tmp_path / "none.edges").write_text("")
+    assert ap_classify.main(["--edges", str(tmp_path / "none.edges"), "-v", "0",
+                             str(tmp_path / "train.dat"), str(tmp_path / "m"),
+                             str(tmp_path / "out")]) == 0
+    assert "none.edges links no two examples: they are unlinked" in capsys.readouterr().err
+    (tmp_path / "out").unlink()
+    # a model whose pairwise metadata is damaged: the error names the model file and line
     broken = tmp_path / "broken.model"
     broken.write_text((tmp_path / "m").read_text().replace("eta=0.5", "eta=half"))
     assert ap_classify.main(["--groups", "img", "-v", "0", str(tmp_path / "train.dat"),

@@ -106,6 +106,10 @@ def classify(argv):
     if high_order and not args.latent:  # Dokania et al. 2014 eq. 11: s_i = m_i+ - m_i-
         links["edges"] = edges_for_examples(X.shape[0], args.edges, args.groups, qid,
                                             rest[0] if rest else None)
+        if (args.edges or args.groups) and len(links["edges"]) == 0:  # (as the learner)
+            given = f"--edges {args.edges}" if args.edges else f"--groups {args.groups}"
+            warnings.warn(f"{given} links no two examples: they are unlinked and only "
+                          "the unary part scores them", UserWarning, stacklevel=2)
     if info.get("latent", False) != args.latent:
         warnings.warn(f"{args.model_file}: the model was trained with --latent; without "
                       "--latent every line is scored on its own, not as a candidate of its "
