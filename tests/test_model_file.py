@@ -167,9 +167,10 @@ meta_text = st.text(st.characters(blacklist_categories=("Cs", "Z", "Cc"), blackl
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.one_of(st.just(0.0), finite), max_size=20), finite,
-       # (n_train is the writer's own key, drawn below: it must hold an integer)
-       st.dictionaries(meta_text.filter(lambda k: k != "n_train"),
+@given(st.lists(st.one_of(st.just(0.0), finite), min_size=1, max_size=20), finite,
+       # (n_train is the writer's own key, drawn below: it must hold an integer; svmrank=
+       # makes the metadata ours, whose values are checked: test_estimator_model)
+       st.dictionaries(meta_text.filter(lambda k: k not in ("n_train", "svmrank")),
                        st.one_of(st.just(""), meta_text), max_size=4),
        st.one_of(st.none(), st.integers(0, 10**9)))
 def test_round_trip(tmp_path, w, b, metadata, n_train):
@@ -477,3 +478,17 @@ def test_endless_model_files_fail_at_their_header(tmp_path):
                                                    r"bytes after the header \(what 1 support "):
             read(path)
         read(write_text(tmp_path, text + "\n" * 1000))  # (trailing blank lines are fine)
+
+
+def test_a_model_without_features_is_refused_at_its_header(tmp_path):
+    """Review 23: "0 # highest feature index" was read and written, and every classifier
+    then failed on an 'X: Found array with 0 feature(s)' that named neither file."""
+    path = tmp_path / "zero.model"
+    path.write_text(SVM_RANK_MODEL.replace("6 # highest", "0 # highest")
+                    .replace("2 # number of support vectors plus 1", "1 # number of support "
+                             "vectors plus 1").rsplit("1 1:", 1)[0])
+    with pytest.raises(InputFormatError, match=rf"^{path}:8: expected a highest feature index "
+                                               ">= 1"):
+        read_model(path)
+    with pytest.raises(ValueError, match="^w: a model file holds at least one weight"):
+        write_model(tmp_path / "w.model", LinearModel(np.zeros(0), 0.5))

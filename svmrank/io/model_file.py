@@ -168,6 +168,8 @@ def write_model(path, model, version=VERSION):
                          f"{version!r}")
     # Re-check: the attributes may have been changed since construction.
     model = LinearModel(model.w, model.b, model.metadata)
+    if model.n_features == 0:  # (the reader refuses it)
+        raise ValueError("w: a model file holds at least one weight, got none")
     text = _format_model(model, version)
     with atomic_write(path) as fh:
         fh.write(text)
@@ -378,6 +380,9 @@ def _check_header(source, lines):
         name = _KERNELS.get(kernel, "unknown")
         fail_at_line(source, 2, f"kernel type 0 (linear; {name} kernels are not supported)",
                      lines[1].decode("utf-8", errors="replace").rstrip())
+    if n_features < 1:
+        fail_at_line(source, 8, "a highest feature index >= 1 (a model without features "
+                     "scores nothing)", lines[7].decode("utf-8", errors="replace").rstrip())
     check_weight_count(source, 8, n_features, lines[7])
     return header, sv_plus_1 - 1, BYTES_PER_LINE + BYTES_PER_WEIGHT * n_features
 
