@@ -731,3 +731,24 @@ def test_dump_svmlight_names_a_path_in_the_wrong_place(tmp_path):
                                          r"name, got ndarray \(scikit-learn's"):
         dump_svmlight(np.eye(3), np.array([1.0, 0.0, 0.0]), str(tmp_path / "o.dat"))
     assert not list(tmp_path.iterdir())
+
+
+def test_files_that_are_not_utf8_text_say_so(tmp_path):
+    """Review 23: a UTF-16 file failed on its label, a binary file on 'CR-only line
+    ends', and a caller's max_index was called the learners' cap."""
+    from svmrank.exceptions import InputFormatError
+    from svmrank.io import load_svmlight
+    utf16 = tmp_path / "u16.dat"
+    utf16.write_bytes("1 qid:1 1:1\n".encode("utf-16"))
+    with pytest.raises(InputFormatError, match=r"u16\.dat:1: expected UTF-8 text \(convert this "
+                                               r"UTF-16 file\), got the UTF-16 byte order"):
+        load_svmlight(utf16)
+    binary = tmp_path / "bin.dat"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\r\x00")
+    with pytest.raises(InputFormatError, match=r"bin\.dat:1: expected text, not a binary file "
+                                               r"\(a NUL byte\), got '\\x00'"):
+        load_svmlight(binary)
+    text = tmp_path / "t.dat"
+    text.write_bytes(b"1 11:1\n")
+    with pytest.raises(InputFormatError, match=r"expected a feature index <= 5 \(max_index\)"):
+        load_svmlight(text, max_index=5)

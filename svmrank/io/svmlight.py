@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._svmlight_fast import parse_svmlight
-from .._validation import check_matrix, check_vector
+from .._validation import MAX_TRAIN_FEATURES, check_matrix, check_vector
 from ..exceptions import InputFormatError
 from .atomic import atomic_write
 
@@ -130,6 +130,18 @@ def refuse_compressed(buf, source):
             raise InputFormatError(f"{source}: a {kind}-compressed file; decompress it first")
 
 
+def refuse_non_text(buf, source):
+    """Raise InputFormatError when ``buf`` starts as UTF-16 text (its byte order mark)
+    or its first line holds a NUL byte before any comment: not UTF-8 text, which would
+    otherwise fail with a message about its label or its line ends."""
+    if buf[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise InputFormatError(f"{source}:1: expected UTF-8 text (convert this UTF-16 file), "
+                               f"got the UTF-16 byte order mark '{buf[:2].hex(' ')}'")
+    if b"\x00" in buf[:4096].split(b"\n", 1)[0].split(b"#", 1)[0]:
+        raise InputFormatError(f"{source}:1: expected text, not a binary file (a NUL byte), "
+                               "got '\\x00'")
+
+
 def refuse_cr_line_breaks(buf, source, first_line=1):
     """Raise InputFormatError, naming the line, when ``buf`` has lines ended by CR alone
     (a comment would silently take the lines after such a CR)."""
@@ -178,11 +190,13 @@ def _parse(buf, source, n_features, ignore_extra_features, return_comments, firs
         buf = b"   " + buf[3:]  # (same length: error offsets stay valid)
     if first_line == 1:
         refuse_compressed(buf, source)
+        refuse_non_text(buf, source)
     refuse_cr_line_breaks(buf, source, first_line)
     parse_limit = limit
     if limit < 0 and cap >= 0:  # a cap on the index, not a number of columns
         parse_limit = cap
-        extra_hint = " (the largest index svmrank trains on: it keeps dense weight vectors)"
+        extra_hint = (" (the largest index svmrank trains on: it keeps dense weight vectors)"
+                      if cap == MAX_TRAIN_FEATURES else " (max_index)")
     ignore = bool(ignore_extra_features) and limit >= 0
     code, line, offset, aux, arrays = parse_svmlight(bytes(buf), parse_limit, ignore)
     if code == 7 and parse_limit >= 0 and not ignore:  # (the caller's limit is the lower one)
