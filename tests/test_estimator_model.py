@@ -329,12 +329,14 @@ def test_damaged_metadata_of_ours_is_refused_at_its_line(tmp_path, ranking):
     line = text.count("\n")
     for old, new, message in (
             (" C=3", " note: C=3", r"svmrank's metadata: key=value tokens .*got 'note:'"),
-            (" C=3", " C=abc", r"C= a positive number, got 'C=abc'"),
-            (" C=3", " C=-1", r"C= a positive number, got 'C=-1'"),
-            ("loss=ap", "loss=foo", r"loss= a loss svmrank writes, got 'loss=foo'"),
-            ("classes=s:non,rel", "classes=nan,1", "classes= distinct finite labels"),
-            ("classes=s:non,rel", "classes=1,1", "classes= distinct finite labels"),
-            (" C=3", " C=3 loss=roc", r"each metadata key once \(loss= is repeated\)")):
+            (" C=3", " C=abc", r"C= as a positive number, got 'C=abc'"),
+            (" C=3", " C=-1", r"C= as a positive number, got 'C=-1'"),
+            ("loss=ap", "loss=foo", r"loss= as a loss svmrank writes, got 'loss=foo'"),
+            ("classes=s:non,rel", "classes=nan,1", "classes= as distinct finite labels"),
+            ("classes=s:non,rel", "classes=1,1", "classes= as distinct finite labels"),
+            (" C=3", " C=3 loss=roc", r"each metadata key once \(loss= is repeated\)"),
+            (" C=3", " C=3 max_rounds=x", "max_rounds= as an integer, got 'max_rounds=x'"),
+            (" C=3", " C=3 pair_loss=bogus", "pair_loss= as fraction or count")):
         assert old in text
         path.write_text(text.replace(old, new, 1))
         with pytest.raises(InputFormatError, match=f"^{path}:{line}: expected {message}"):

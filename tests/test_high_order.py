@@ -438,7 +438,7 @@ def test_console_script_high_order_options(tmp_path, capsys):
     assert ap_classify.main(["--groups", "img", "-v", "0", str(tmp_path / "train.dat"),
                              str(broken), str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
-    assert f"{broken}:12: expected eta= a number >= 0, got 'eta=half'" in err
+    assert f"{broken}:12: expected eta= as a number >= 0, got 'eta=half'" in err
     assert err.count("\n") == 1
     assert not (tmp_path / "out").exists()
     # a positive pairwise weight (edited by hand) was clipped to 0 without a word

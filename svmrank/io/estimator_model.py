@@ -140,6 +140,8 @@ _VALUE_CHECKS = {
     "loss": ("a loss svmrank writes", lambda value: value in (
         *_RANK_LOSSES, _BINARY_LOSS, *_PERF_LOSSES, "alpha", "beta")),
     "model": ("hob, hoap or topk-svm", lambda value: value in (*HIGH_ORDER_MODELS, TOPK_MODEL)),
+    "pair_loss": ("fraction or count", lambda value: value in ("fraction", "count")),
+    "gains": ("exp or linear", lambda value: value in ("exp", "linear")),
     "classes": ("distinct finite labels", lambda value: len(np.unique(value)) == len(value) and (
         value.dtype.kind != "f" or bool(np.all(np.isfinite(value))))),
 }
@@ -153,7 +155,8 @@ def metadata_problem(metadata):
     for key, text in metadata.items():
         if key not in keys:
             continue
-        expected, valid = _VALUE_CHECKS.get(key, ("a readable value", lambda value: True))
+        kind = {int: "an integer", float: "a number"}.get(keys[key][1], "a readable value")
+        expected, valid = _VALUE_CHECKS.get(key, (kind, lambda value: True))
         try:
             value = keys[key][1](text)
         except ValueError:
@@ -162,7 +165,7 @@ def metadata_problem(metadata):
             return key, expected
     for key in ("eta", "bias"):
         if metadata.get("model") in HIGH_ORDER_MODELS and key not in metadata:
-            return key, "in a high-order model"
+            return key, "(a high-order model has one)"
     return None
 
 

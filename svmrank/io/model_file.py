@@ -284,7 +284,8 @@ def parse_metadata(comment, source, line):
         problem = metadata_problem(metadata)
         if problem:
             key, expected = problem
-            fail_at_line(source, line, f"{key}= {expected}",
+            fail_at_line(source, line, f"{key}= {'' if expected.startswith('(') else 'as '}"
+                         f"{expected}",
                          f"{key}={metadata[key]}" if key in metadata else f"no {key}=")
     return metadata
 
