@@ -343,9 +343,14 @@ def max_marginals(estimator, X, y, edges=None, ax=None):
     matplotlib Axes
     """
     m0, m1 = estimator.max_marginals(X, edges)
-    relevance = getattr(estimator, "_relevance", None)  # (labels as the estimator reads them)
-    y = check_vector(y if relevance is None else relevance(y), "y", n=m0.shape[0])
-    relevant = y > 0
+    labels = np.asarray(y)
+    try:  # (numbers, strings of numbers; other texts: the relevant class, as score reads them)
+        labels = labels.astype(np.float64)
+    except (TypeError, ValueError):
+        from .estimators.base import class_relevance
+        classes = estimator.classes_
+        labels = labels == classes[np.argmax(class_relevance(classes))]
+    relevant = check_vector(labels, "y", n=m0.shape[0]) > 0
     ax = _axes(ax)
     ax.scatter(m0[~relevant], m1[~relevant], s=8, alpha=0.6, label="non-relevant")
     ax.scatter(m0[relevant], m1[relevant], s=8, alpha=0.6, label="relevant")
