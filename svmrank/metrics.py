@@ -296,8 +296,8 @@ def _check_no_relevant(no_relevant):
 
 
 def _measure(metric, kwargs):
-    """``(function, kwargs)`` of a metric given as a function or by name (the name's
-    k and gains, updated by ``kwargs``)."""
+    """``(function, kwargs)`` of a metric given as a function (``kwargs`` as given) or by
+    name (:func:`parse_metric`'s, with the ``gains`` and ``max_label`` of ``kwargs``)."""
     if isinstance(metric, str):
         other = sorted(set(kwargs) - {"gains", "max_label"})
         if other:
